@@ -1,0 +1,94 @@
+#include "corral/failure.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/json.hpp"
+
+namespace corral {
+namespace {
+
+// Every code round-trips through C++, the wire string and back, the wire
+// string is unique, and throw_failure picks a class whose code() matches.
+TEST(FailureCode, EveryCodeRoundTripsThroughWireAndException) {
+  std::set<std::string_view> seen;
+  for (int i = 0; i < kFailureCodeCount; ++i) {
+    const auto code = static_cast<FailureCode>(i);
+    const std::string_view wire = to_string(code);
+    EXPECT_TRUE(seen.insert(wire).second) << wire;
+    EXPECT_EQ(failure_code_from_string(wire), code) << wire;
+    for (char c : wire) EXPECT_TRUE((c >= 'a' && c <= 'z') || c == '_') << wire;
+    try {
+      throw_failure(code, "message");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code);
+      EXPECT_STREQ(e.what(), "message");
+      EXPECT_EQ(e.execution(), nullptr);
+    }
+  }
+  EXPECT_EQ(seen.size(), 21u);
+  EXPECT_FALSE(failure_code_from_string("Timeout"));
+  EXPECT_FALSE(failure_code_from_string(""));
+}
+
+TEST(FailureCode, OnlyCapacityAndBrokenConnectionsAreRetryable) {
+  for (int i = 0; i < kFailureCodeCount; ++i) {
+    const auto code = static_cast<FailureCode>(i);
+    const bool expected = code == FailureCode::busy || code == FailureCode::queue_overflow ||
+                          code == FailureCode::connection_broken;
+    EXPECT_EQ(is_retryable(code), expected) << to_string(code);
+  }
+}
+
+TEST(FailureCode, ExceptionFamiliesMirrorKobako) {
+  EXPECT_THROW(throw_failure(FailureCode::timeout, "t"), TimeoutError);
+  EXPECT_THROW(throw_failure(FailureCode::memory_limit, "m"), MemoryLimitError);
+  EXPECT_THROW(throw_failure(FailureCode::timeout, "t"), TrapError);
+  EXPECT_THROW(throw_failure(FailureCode::guest_error, "g"), SandboxError);
+  EXPECT_THROW(throw_failure(FailureCode::compile_error, "c"), SandboxError);
+  EXPECT_THROW(throw_failure(FailureCode::tool_error, "t"), ServiceError);
+  EXPECT_THROW(throw_failure(FailureCode::no_such_tool, "t"), ServiceError);
+  EXPECT_THROW(throw_failure(FailureCode::setup_error, "s"), SetupError);
+  EXPECT_THROW(throw_failure(FailureCode::command_failed, "c"), CommandError);
+  EXPECT_THROW(throw_failure(FailureCode::busy, "b"), CapacityError);
+}
+
+TEST(Execution, JsonFormRoundTrips) {
+  ExecutionData data;
+  data.value = R"({"a":[1,2.5,"x"]})";
+  data.stdout_text = "out\n";
+  data.stderr_text = "err\n";
+  data.stdout_truncated = true;
+  data.exit_code = 3;
+  data.failed = true;
+  data.usage = Usage{1.5, 0.25, 4096, 7, 12};
+  const Execution original(data);
+  const auto object = core::parse_json(to_json(original), "execution").as_object();
+  const Execution copy = core::execution_from_object(object);
+  EXPECT_EQ(copy.value(), R"({"a":[1,2.5E0,"x"]})");
+  EXPECT_EQ(copy.stdout_text(), "out\n");
+  EXPECT_EQ(copy.stderr_text(), "err\n");
+  EXPECT_TRUE(copy.stdout_truncated());
+  EXPECT_FALSE(copy.stderr_truncated());
+  EXPECT_EQ(copy.exit_code(), 3);
+  EXPECT_TRUE(copy.failed());
+  EXPECT_EQ(copy.usage(), original.usage());
+}
+
+TEST(Failure, JsonFormCarriesCodeRetryableAndExecution) {
+  Failure failure{FailureCode::busy, "every slot is taken",
+                  std::make_shared<const Execution>(ExecutionData{})};
+  const auto object = core::failure_to_object(failure);
+  EXPECT_EQ(object.at("code").as_string(), "busy");
+  EXPECT_EQ(object.at("retryable").as_bool(), true);
+  const Failure back = core::failure_from_object(object);
+  EXPECT_EQ(back.code, FailureCode::busy);
+  EXPECT_EQ(back.message, "every slot is taken");
+  ASSERT_NE(back.execution, nullptr);
+  EXPECT_THROW(core::failure_from_object(core::json::object{{"code", "nope"}}),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace corral
