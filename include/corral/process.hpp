@@ -1,0 +1,238 @@
+// corral/process.hpp: run a command-line program inside a containment unit,
+// one supervised subprocess per call, with slots, deadlines and cleanup.
+//
+// A `Supervisor` owns a fixed number of execution slots (one by default).
+// Each `run()` takes a slot, starts the command in a fresh containment unit
+// (a cgroup v2 leaf, else a new pid namespace, else a process group), captures
+// stdout and stderr up to a budget, and ends in exactly one of:
+//   - an `Execution` (the command exited 0);
+//   - a `corral::Error` carrying the Execution: `command_failed` (non-zero
+//     exit), `timeout`, `cancelled`, `cleanup_failed` (the unit still held a
+//     live process when the cleanup budget ran out; the slot stays taken);
+//   - a `corral::Error` without one: `busy` (every slot taken, nothing
+//     queues), `unavailable` (the command could not start, or the supervisor
+//     was shut down), `invalid_request` (the Command itself was malformed).
+//
+// When a run stops early (deadline, cancellation, shutdown) every process in
+// its unit is asked to stop (SIGTERM), forced (SIGKILL) halfway through the
+// cleanup budget, and the unit is polled until it reports no live process.
+// When a command exits by itself, whatever it left running in its unit is
+// killed at once. Descendants that call setsid() stay in a cgroup or pid
+// namespace unit; the process-group fallback cannot hold them (see
+// docs/commands.md).
+//
+// Example:
+//   corral::process::Supervisor supervisor;               // 1 slot, 5 min, 1 MiB
+//   corral::process::Command command{.argv = {"/bin/echo", "hi"}};
+//   corral::process::CancelSource cancel;                 // cancel.cancel() from any thread
+//   corral::process::RunOptions run;
+//   run.cancel = cancel;
+//   try {
+//     corral::Execution e = supervisor.run(command, run);
+//     e.stdout_text();                                    // "hi\n"
+//   } catch (const corral::CommandError& e) {             // command_failed, cleanup_failed
+//     e.execution()->exit_code();
+//   }
+//   supervisor.status().unit;                             // which unit this host gave us
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corral/execution.hpp"
+#include "corral/failure.hpp"
+
+namespace corral::process {
+
+using Clock = std::chrono::steady_clock;
+
+// UnitKind: the containment unit a run is started in, strongest first.
+//   cgroup:        a cgroup v2 leaf per run; holds every descendant, including
+//                  ones that call setsid(); killed with cgroup.kill and seen
+//                  empty through cgroup.events.
+//   pid_namespace: a new pid namespace under a small init of ours; holds every
+//                  descendant; when its init dies the kernel kills the rest.
+//   process_group: a new process group, with the supervisor process marked as
+//                  child subreaper; a descendant that calls setsid() or
+//                  setpgid() leaves it and is not cleaned up.
+enum class UnitKind { cgroup, pid_namespace, process_group };
+
+// "cgroup", "pid_namespace", "process_group".
+std::string_view to_string(UnitKind kind) noexcept;
+// Parses the strings above; nullopt otherwise.
+std::optional<UnitKind> unit_kind_from_string(std::string_view text) noexcept;
+
+// Rlimits: resource limits applied to the command before exec (each unset by
+// default). They bind each process on its own, not the unit as a whole
+// (except `processes`, which counts the real user's processes, as
+// RLIMIT_NPROC always does).
+struct Rlimits {
+  std::optional<std::uint64_t> cpu_seconds;    // RLIMIT_CPU
+  std::optional<std::uint64_t> address_space;  // RLIMIT_AS, bytes
+  std::optional<std::uint64_t> open_files;     // RLIMIT_NOFILE
+  std::optional<std::uint64_t> processes;      // RLIMIT_NPROC
+
+  friend bool operator==(const Rlimits&, const Rlimits&) = default;
+};
+
+// Hardening: options that narrow what a command can reach. All off by
+// default; a binding sets them once for every call it makes.
+struct Hardening {
+  // Start the command in a new network namespace (only a down loopback).
+  bool new_network_namespace = false;
+  Rlimits rlimits;
+  // When set, the command's environment is exactly the supervisor's
+  // variables named here (absent ones skipped) plus `environment_set`.
+  // When empty (nullopt), the command inherits the supervisor's environment.
+  std::optional<std::vector<std::string>> environment_allow;
+  std::map<std::string, std::string> environment_set;
+  // When set, the command starts in this directory; otherwise in the
+  // supervisor's current directory.
+  std::optional<std::string> working_directory;
+};
+
+// Command: what to run. `argv[0]` is the executable: an absolute path, a path
+// relative to the working directory, or a bare name searched in the
+// supervisor's PATH when the run starts.
+struct Command {
+  std::vector<std::string> argv;
+  Hardening hardening;
+};
+
+// CancelSource: a handle a caller keeps to stop a run from another thread.
+//
+// Copies share one state; `cancel()` is thread-safe, idempotent and async
+// from the run's point of view (the run notices on its event loop, then
+// cleans up). A run started with an already cancelled source ends
+// `cancelled` without starting the command. Construction throws
+// `corral::SetupError` (unavailable) if no eventfd can be created.
+class CancelSource {
+ public:
+  CancelSource();
+  void cancel() noexcept;
+  bool cancelled() const noexcept;
+  // A file descriptor that becomes readable once cancelled (for event loops).
+  // Owned by the source; valid while any copy lives.
+  int wait_handle() const noexcept;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// RunOptions: per-call bounds chosen by the caller.
+struct RunOptions {
+  // The caller's own deadline; the run ends `timeout` at the earlier of this
+  // and start + SupervisorOptions::deadline.
+  std::optional<Clock::time_point> deadline;
+  // Cancels the run when triggered; the run ends `cancelled`.
+  std::optional<CancelSource> cancel;
+};
+
+// TestHooks: fault injection for tests only. Never set in production.
+struct TestHooks {
+  // While this returns true, the supervisor does not signal units (neither
+  // SIGTERM nor SIGKILL nor cgroup.kill), which simulates a unit that cannot
+  // be emptied. Called from run threads and the background re-check.
+  std::function<bool()> suppress_kill;
+};
+
+// SupervisorOptions: fixed at construction.
+struct SupervisorOptions {
+  // Execution slots; a run beyond them fails `busy` at once.
+  int slots = 1;
+  // Longest a run may take (shortened by RunOptions::deadline).
+  std::chrono::nanoseconds deadline = std::chrono::minutes(5);
+  // Time from asking a unit to stop to giving up on it (SIGKILL at half).
+  std::chrono::nanoseconds cleanup_budget = std::chrono::seconds(5);
+  // Output retained across stdout and stderr; the rest is read and dropped.
+  std::uint64_t output_budget = 1 << 20;
+  // Use exactly this unit (construction fails `unavailable` if the host does
+  // not offer it); nullopt picks the strongest available.
+  std::optional<UnitKind> unit;
+  // cgroup v2 directory to create run leaves under; empty means a new child
+  // of the supervisor's own cgroup on the first writable cgroup2 mount.
+  std::string cgroup_parent;
+  // How often a unit left behind by `cleanup_failed` is re-checked.
+  std::chrono::nanoseconds recheck_interval = std::chrono::milliseconds(100);
+  TestHooks test_hooks;
+};
+
+// SlotState: what one slot is doing.
+enum class SlotState { idle, running, cleaning_up, cleanup_failed };
+std::string_view to_string(SlotState state) noexcept;
+
+// SlotStatus: one slot's view in Status.
+struct SlotStatus {
+  SlotState state = SlotState::idle;
+  // The leader process (the command, or the pid namespace's init); 0 if none.
+  int pid = 0;
+  // The program path, for people reading a health report.
+  std::string program;
+  // Since when the slot is in this state.
+  Clock::time_point since{};
+  // The unit, as the kernel names it ("cgroup /sys/fs/cgroup/..", "pgid 123").
+  std::string unit;
+};
+
+// Status: a snapshot. `unit` is the containment unit runs are started in.
+struct Status {
+  UnitKind unit = UnitKind::process_group;
+  int slots = 0;
+  int running = 0;                      // slots held by live runs (including their cleanup)
+  int cleanup_failed = 0;               // slots held by units not yet seen empty
+  bool accepting = true;                // false once shutdown() was called
+  std::vector<SlotStatus> slot_status;  // one per slot
+  std::uint64_t runs_started = 0;
+  std::uint64_t runs_failed = 0;  // every non-success ending, busy included
+};
+
+// Supervisor: slots, containment, capture, deadlines and cleanup.
+//
+// Thread-safe: run(), status() and shutdown() may be called from any thread
+// concurrently. run() blocks its caller and drives that run's event loop on
+// the caller's thread (no extra thread per run). One background thread exists
+// only while a unit left by `cleanup_failed` awaits re-checking.
+// Construction throws `corral::SetupError` (unavailable) if `options.unit`
+// names a unit the host cannot provide, and std::invalid_argument for
+// nonsensical options (slots < 1, zero budgets). Destruction calls
+// shutdown(now + cleanup_budget) and abandons units still not empty.
+class Supervisor {
+ public:
+  explicit Supervisor(SupervisorOptions options = {});
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Runs `command` to completion in a fresh unit. Returns the Execution of a
+  // zero exit; throws corral::Error otherwise (see the file comment). Output
+  // and usage are in the Execution attached to every failure except busy,
+  // unavailable and invalid_request.
+  Execution run(const Command& command, const RunOptions& options = {});
+
+  // Cheap snapshot (one mutex, no syscalls).
+  Status status() const;
+
+  // Closes admission (later runs fail `unavailable`), cancels active runs and
+  // waits until every slot is free or `deadline` passes. Returns true iff no
+  // slot is held on return. Idempotent; safe to call concurrently.
+  bool shutdown(Clock::time_point deadline);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Which units this host offers, strongest first (always ends with
+// process_group). Probes the kernel; costs a few syscalls and one short-lived
+// child.
+std::vector<UnitKind> available_units();
+
+}  // namespace corral::process

@@ -1,0 +1,40 @@
+// src/process/capture.hpp: retained output of one run, bounded across both
+// streams; what does not fit is read and dropped so the child never blocks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "process/fd.hpp"
+
+namespace corral::process {
+
+enum class Stream { out, err };
+
+// OutputCapture: not thread-safe; owned by the run's event loop.
+class OutputCapture {
+ public:
+  explicit OutputCapture(std::uint64_t budget) : budget_(budget) {}
+
+  enum class ReadResult { again, eof };
+  // Reads what `fd` (non-blocking) has now, up to a fairness cap. Returns eof
+  // once the write side is closed and drained.
+  ReadResult read_from(int fd, Stream stream);
+
+  std::string stdout_text;
+  std::string stderr_text;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  // Every byte read, kept or not.
+  std::uint64_t total_bytes = 0;
+
+ private:
+  std::uint64_t retained() const { return stdout_text.size() + stderr_text.size(); }
+  // Splices past-budget bytes into /dev/null (opened on first use).
+  ReadResult discard(int fd, Stream stream);
+
+  std::uint64_t budget_;
+  UniqueFd null_;
+};
+
+}  // namespace corral::process
