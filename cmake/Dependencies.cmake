@@ -1,6 +1,7 @@
 # Every dependency comes from Debian 12 packages (scripts/setup installs them).
 
 find_package(Threads REQUIRED)
+set(Boost_NO_WARN_NEW_VERSIONS ON)
 find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json url)
 
 # V8 from Debian's libnode108 / libnode-dev (Node 18's V8 10.2). Either the

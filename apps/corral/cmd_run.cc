@@ -1,4 +1,116 @@
+// `corral run FILE|-`: run a script in the JavaScript sandbox.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "core/json.hpp"
+#include "core/units.hpp"
+#include "corral/sandbox.hpp"
 #include "subcommands.hpp"
+
 namespace corral::app {
-void add_run_command(CLI::App&, Action&) {}
+namespace {
+
+struct RunFlags {
+  std::string file;
+  std::string timeout = "60s";
+  std::string memory_limit = "64MiB";
+  std::string stdout_limit = "1MiB";
+  std::string stderr_limit = "1MiB";
+  std::string profile = "hermetic";
+  bool json = false;
+  bool code_mode = false;
+};
+
+std::string read_source(const std::string& file) {
+  if (file == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot read " + file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
+
+void write_through(const Execution& execution) {
+  std::fwrite(execution.stdout_text().data(), 1, execution.stdout_text().size(), stdout);
+  std::fwrite(execution.stderr_text().data(), 1, execution.stderr_text().size(), stderr);
+  if (execution.stdout_truncated()) std::fputs("corral: stdout was truncated at its limit\n", stderr);
+  if (execution.stderr_truncated()) std::fputs("corral: stderr was truncated at its limit\n", stderr);
+}
+
+int run_script(const RunFlags& flags) {
+  sandbox::Options options;
+  try {
+    if (auto t = core::parse_duration(flags.timeout, "--timeout")) {
+      options.timeout = std::chrono::duration<double>(*t);
+    } else {
+      options.timeout.reset();
+    }
+    options.memory_limit = core::parse_size(flags.memory_limit, "--memory-limit");
+    options.stdout_limit = core::parse_size(flags.stdout_limit, "--stdout-limit");
+    options.stderr_limit = core::parse_size(flags.stderr_limit, "--stderr-limit");
+    options.profile = sandbox::parse_profile(flags.profile);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
+    return 2;
+  }
+  std::string source;
+  try {
+    source = read_source(flags.file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
+    return 2;
+  }
+
+  try {
+    sandbox::Sandbox sandbox(options);
+    Execution execution = flags.code_mode ? sandbox.execute(source) : sandbox.eval(source);
+    if (flags.json) {
+      std::cout << to_json(execution) << '\n';
+    } else {
+      write_through(execution);
+      std::cout << execution.value() << '\n';
+    }
+    return 0;
+  } catch (const Error& e) {
+    if (flags.json) {
+      core::json::object out = core::failure_to_object(e.to_failure());
+      std::cout << core::json::serialize(out) << '\n';
+    } else if (e.execution()) {
+      write_through(*e.execution());
+    }
+    std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(e.code())).c_str(), e.what());
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* run = app.add_subcommand("run", "Run a JavaScript file (or - for stdin) in the sandbox");
+  run->add_option("file", flags->file, "Script to run, or - to read it from stdin")->required();
+  run->add_option("--timeout", flags->timeout, "Wall-clock limit per run (e.g. 5s, 250ms, none)")
+      ->capture_default_str();
+  run->add_option("--memory-limit", flags->memory_limit, "Heap + ArrayBuffer limit (e.g. 64MiB, none)")
+      ->capture_default_str();
+  run->add_option("--stdout-limit", flags->stdout_limit, "Bytes of stdout kept (or none)")
+      ->capture_default_str();
+  run->add_option("--stderr-limit", flags->stderr_limit, "Bytes of stderr kept (or none)")
+      ->capture_default_str();
+  run->add_option("--profile", flags->profile, "hermetic (frozen clock, fixed random) or permissive")
+      ->capture_default_str();
+  run->add_flag("--json", flags->json, "Print the whole Execution (or the failure) as JSON");
+  run->add_flag("--code-mode", flags->code_mode,
+                "Accept code-mode shapes (async () => {...}, a function body) and await them");
+  run->callback([&action, flags] { action = [flags] { return run_script(*flags); }; });
+}
+
+}  // namespace corral::app

@@ -96,6 +96,7 @@ class Error : public std::runtime_error {
  public:
   Error(FailureCode code, const std::string& message,
         std::shared_ptr<const Execution> execution = nullptr);
+  ~Error() override;
 
   FailureCode code() const noexcept { return code_; }
   bool retryable() const noexcept { return is_retryable(code_); }
@@ -113,16 +114,19 @@ class Error : public std::runtime_error {
 class TrapError : public Error {
  public:
   using Error::Error;
+  ~TrapError() override;
 };
 class TimeoutError : public TrapError {
  public:
   TimeoutError(const std::string& message, std::shared_ptr<const Execution> execution)
       : TrapError(FailureCode::timeout, message, std::move(execution)) {}
+  ~TimeoutError() override;
 };
 class MemoryLimitError : public TrapError {
  public:
   MemoryLimitError(const std::string& message, std::shared_ptr<const Execution> execution)
       : TrapError(FailureCode::memory_limit, message, std::move(execution)) {}
+  ~MemoryLimitError() override;
 };
 
 // SandboxError: the guest ran and failed on its own terms (compile_error,
@@ -130,6 +134,7 @@ class MemoryLimitError : public TrapError {
 class SandboxError : public Error {
  public:
   using Error::Error;
+  ~SandboxError() override;
 };
 
 // ServiceError: a tool call failed and the guest did not catch it
@@ -137,6 +142,7 @@ class SandboxError : public Error {
 class ServiceError : public Error {
  public:
   using Error::Error;
+  ~ServiceError() override;
 };
 
 // SetupError: the engine or unit could not be set up (setup_error,
@@ -144,19 +150,25 @@ class ServiceError : public Error {
 class SetupError : public Error {
  public:
   using Error::Error;
+  ~SetupError() override;
 };
 
 // CommandError: a bound command ended badly (command_failed, cleanup_failed).
 class CommandError : public Error {
  public:
   using Error::Error;
+  ~CommandError() override;
 };
 
 // CapacityError: no room now (busy, queue_overflow); retry later.
 class CapacityError : public Error {
  public:
   using Error::Error;
+  ~CapacityError() override;
 };
+
+// The destructors are defined out of line so every exception class has one
+// home for its vtable and type_info (code built without RTTI throws them).
 
 // Throws the exception class that matches `code`.
 [[noreturn]] void throw_failure(FailureCode code, const std::string& message,

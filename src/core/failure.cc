@@ -37,6 +37,16 @@ Error::Error(FailureCode code, const std::string& message,
              std::shared_ptr<const Execution> execution)
     : std::runtime_error(message), code_(code), execution_(std::move(execution)) {}
 
+Error::~Error() = default;
+TrapError::~TrapError() = default;
+TimeoutError::~TimeoutError() = default;
+MemoryLimitError::~MemoryLimitError() = default;
+SandboxError::~SandboxError() = default;
+ServiceError::~ServiceError() = default;
+SetupError::~SetupError() = default;
+CommandError::~CommandError() = default;
+CapacityError::~CapacityError() = default;
+
 void throw_failure(FailureCode code, const std::string& message,
                    std::shared_ptr<const Execution> execution) {
   switch (code) {

@@ -1,1 +1,226 @@
-// filled by the sandbox work
+#include "corral/sandbox.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+#include "core/json.hpp"
+#include "sandbox/engine.hpp"
+
+namespace corral::sandbox {
+namespace {
+
+// Globals of every context: a tool may not shadow them.
+constexpr std::array<std::string_view, 58> kReservedGlobals = {
+    "globalThis", "console", "Object", "Function", "Array", "Number", "parseFloat", "parseInt",
+    "Infinity", "NaN", "undefined", "Boolean", "String", "Symbol", "Date", "Promise", "RegExp",
+    "Error", "AggregateError", "EvalError", "RangeError", "ReferenceError", "SyntaxError",
+    "TypeError", "URIError", "JSON", "Math", "Intl", "ArrayBuffer", "Uint8Array", "Int8Array",
+    "Uint16Array", "Int16Array", "Uint32Array", "Int32Array", "Float32Array", "Float64Array",
+    "Uint8ClampedArray", "BigUint64Array", "BigInt64Array", "DataView", "Map", "BigInt", "Set",
+    "WeakMap", "WeakSet", "Proxy", "Reflect", "FinalizationRegistry", "WeakRef", "decodeURI",
+    "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape", "eval",
+    "isFinite"};
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+void check_cap(const std::optional<std::uint64_t>& cap, const char* name) {
+  if (cap && *cap == 0) {
+    throw std::invalid_argument(std::string(name) + " must be greater than zero (or none)");
+  }
+}
+
+// True when `a` equals `b` or one is an ancestor of the other on a '.'.
+bool paths_overlap(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  const auto& shorter = a.size() < b.size() ? a : b;
+  const auto& longer = a.size() < b.size() ? b : a;
+  return longer.substr(0, shorter.size()) == shorter && longer[shorter.size()] == '.';
+}
+
+}  // namespace
+
+ToolError::~ToolError() = default;
+
+Profile parse_profile(std::string_view text) {
+  if (text == "hermetic") return Profile::hermetic;
+  if (text == "permissive") return Profile::permissive;
+  throw std::invalid_argument("profile must be hermetic or permissive, not \"" +
+                              std::string(text) + "\"");
+}
+
+std::string_view to_string(Profile profile) noexcept {
+  return profile == Profile::permissive ? "permissive" : "hermetic";
+}
+
+void validate(const Options& options) {
+  if (options.timeout) {
+    const double seconds = options.timeout->count();
+    if (!std::isfinite(seconds)) throw std::invalid_argument("timeout must be finite (or none)");
+    if (seconds <= 0) throw std::invalid_argument("timeout must be greater than zero (or none)");
+  }
+  check_cap(options.memory_limit, "memory_limit");
+  check_cap(options.stdout_limit, "stdout_limit");
+  check_cap(options.stderr_limit, "stderr_limit");
+  check_cap(options.max_tool_calls, "max_tool_calls");
+  if (options.profile != Profile::hermetic && options.profile != Profile::permissive) {
+    throw std::invalid_argument("profile must be hermetic or permissive");
+  }
+}
+
+bool ToolReply::resolve(std::string json) const {
+  if (!state_ || state_->settled.exchange(true)) return false;
+  auto mailbox = state_->mailbox.lock();
+  return mailbox && mailbox->post({state_->call_id, true, std::move(json)});
+}
+
+bool ToolReply::reject(std::string message) const {
+  if (!state_ || state_->settled.exchange(true)) return false;
+  auto mailbox = state_->mailbox.lock();
+  return mailbox && mailbox->post({state_->call_id, false, std::move(message)});
+}
+
+class Sandbox::Impl {
+ public:
+  explicit Impl(Options options) : options_(std::move(options)) {
+    validate(options_);
+    engine_ = make_v8_engine(options_);
+  }
+
+  void add_tool(std::string path, SyncTool sync, AsyncTool async) {
+    std::lock_guard lock(run_mutex_);
+    if (sealed_) throw std::invalid_argument("bind: tools cannot be bound after the first run");
+    if (!sync && !async) throw std::invalid_argument("bind: " + path + " has no function");
+    std::string_view rest = path;
+    bool first = true;
+    while (true) {
+      const std::size_t dot = rest.find('.');
+      const std::string_view segment = rest.substr(0, dot);
+      if (!is_identifier(segment)) {
+        throw std::invalid_argument("bind: \"" + path +
+                                    "\" is not a dotted path of JavaScript identifiers");
+      }
+      if (first && std::find(kReservedGlobals.begin(), kReservedGlobals.end(), segment) !=
+                       kReservedGlobals.end()) {
+        throw std::invalid_argument("bind: \"" + path + "\" would shadow the JavaScript global " +
+                                    std::string(segment));
+      }
+      first = false;
+      if (dot == std::string_view::npos) break;
+      rest.remove_prefix(dot + 1);
+    }
+    for (const ToolEntry& tool : registry_->tools) {
+      if (paths_overlap(tool.path, path)) {
+        throw std::invalid_argument("bind: \"" + path + "\" collides with the bound path \"" +
+                                    tool.path + "\"");
+      }
+    }
+    registry_->tools.push_back(ToolEntry{std::move(path), std::move(sync), std::move(async)});
+  }
+
+  void add_snippet(std::string name, std::string code) {
+    std::lock_guard lock(run_mutex_);
+    if (sealed_) throw std::invalid_argument("preload: snippets cannot be added after the first run");
+    if (!is_identifier(name)) {
+      throw std::invalid_argument("preload: snippet name \"" + name +
+                                  "\" is not a JavaScript identifier");
+    }
+    for (const Snippet& snippet : registry_->snippets) {
+      if (snippet.name == name) {
+        throw std::invalid_argument("preload: a snippet named " + name + " already exists");
+      }
+    }
+    registry_->snippets.push_back(Snippet{std::move(name), std::move(code)});
+  }
+
+  Execution run(RunRequest request) {
+    std::lock_guard lock(run_mutex_);
+    sealed_ = true;
+    RunOutcome outcome = engine_->run(request, *registry_);
+    last_trapped_ = outcome.failure == FailureCode::timeout ||
+                    outcome.failure == FailureCode::memory_limit ||
+                    outcome.failure == FailureCode::cancelled;
+    if (!outcome.failure) return Execution(std::move(outcome.data));
+    throw_failure(*outcome.failure, outcome.message,
+                  std::make_shared<const Execution>(std::move(outcome.data)));
+  }
+
+  void cancel() { engine_->cancel(); }
+  bool last_run_trapped() const noexcept { return last_trapped_.load(); }
+  const Options& options() const noexcept { return options_; }
+
+ private:
+  Options options_;
+  std::unique_ptr<Engine> engine_;
+  std::mutex run_mutex_;
+  bool sealed_ = false;
+  std::atomic<bool> last_trapped_{false};
+  std::shared_ptr<Registry> registry_ = std::make_shared<Registry>();
+};
+
+Sandbox::Sandbox(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Sandbox::~Sandbox() = default;
+
+Sandbox& Sandbox::bind(std::string path, SyncTool tool) {
+  impl_->add_tool(std::move(path), std::move(tool), nullptr);
+  return *this;
+}
+
+Sandbox& Sandbox::bind_async(std::string path, AsyncTool tool) {
+  impl_->add_tool(std::move(path), nullptr, std::move(tool));
+  return *this;
+}
+
+Sandbox& Sandbox::preload(std::string name, std::string code) {
+  impl_->add_snippet(std::move(name), std::move(code));
+  return *this;
+}
+
+Execution Sandbox::eval(std::string_view code) {
+  RunRequest request;
+  request.entry = std::chrono::steady_clock::now();
+  request.kind = RunRequest::Kind::eval;
+  request.code = std::string(code);
+  return impl_->run(std::move(request));
+}
+
+Execution Sandbox::execute(std::string_view code) {
+  RunRequest request;
+  request.entry = std::chrono::steady_clock::now();
+  request.kind = RunRequest::Kind::execute;
+  request.code = std::string(code);
+  return impl_->run(std::move(request));
+}
+
+Execution Sandbox::run(std::string_view entrypoint, std::string_view args_json) {
+  const auto entry = std::chrono::steady_clock::now();
+  if (!is_identifier(entrypoint)) {
+    throw std::invalid_argument("run: entrypoint \"" + std::string(entrypoint) +
+                                "\" is not a JavaScript identifier");
+  }
+  if (!core::is_json(args_json) || !core::parse_json(args_json, "args").is_array()) {
+    throw std::invalid_argument("run: args must be a JSON array");
+  }
+  RunRequest request;
+  request.entry = entry;
+  request.kind = RunRequest::Kind::call;
+  request.entrypoint = std::string(entrypoint);
+  request.args_json = std::string(args_json);
+  return impl_->run(std::move(request));
+}
+
+void Sandbox::cancel() { impl_->cancel(); }
+bool Sandbox::last_run_trapped() const noexcept { return impl_->last_run_trapped(); }
+const Options& Sandbox::options() const noexcept { return impl_->options(); }
+
+}  // namespace corral::sandbox

@@ -1,0 +1,113 @@
+// src/sandbox/engine.hpp: what a guest-language engine must do for Sandbox.
+//
+// Sandbox validates options, keeps the tool and snippet registries, seals
+// them, serialises runs and turns outcomes into Executions or exceptions; an
+// Engine runs one request in a fresh context and reports what happened.
+#pragma once
+
+#include <chrono>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corral/execution.hpp"
+#include "corral/failure.hpp"
+#include "corral/sandbox.hpp"
+
+namespace corral::sandbox {
+
+struct ToolEntry {
+  std::string path;  // "codemode.search"
+  SyncTool sync;     // exactly one of sync / async is set
+  AsyncTool async;
+};
+
+struct Snippet {
+  std::string name;
+  std::string code;
+};
+
+// Registry: the sealed, read-only set of tools and snippets an engine sees.
+struct Registry {
+  std::vector<ToolEntry> tools;
+  std::vector<Snippet> snippets;
+};
+
+struct RunRequest {
+  enum class Kind { eval, execute, call };
+  Kind kind = Kind::eval;
+  std::string code;        // eval / execute
+  std::string entrypoint;  // call
+  std::string args_json;   // call: a JSON array
+  std::chrono::steady_clock::time_point entry;
+};
+
+struct RunOutcome {
+  ExecutionData data;
+  std::optional<FailureCode> failure;  // empty on success
+  std::string message;
+};
+
+// Mailbox: where asynchronous tool answers wait for the run's thread.
+// Closed when the run settles; answers after that are refused.
+struct Mailbox {
+  struct Answer {
+    std::uint64_t call_id;
+    bool ok;
+    std::string payload;  // JSON on ok, an error message otherwise
+  };
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<Answer> answers;
+  bool closed = false;
+  bool wake = false;  // set by cancel/timeout to end a wait early
+
+  bool post(Answer answer) {
+    {
+      std::lock_guard lock(mutex);
+      if (closed) return false;
+      answers.push_back(std::move(answer));
+    }
+    ready.notify_one();
+    return true;
+  }
+  void poke() {
+    {
+      std::lock_guard lock(mutex);
+      wake = true;
+    }
+    ready.notify_one();
+  }
+};
+
+}  // namespace corral::sandbox
+
+// ToolReply's shared state: which call, and the mailbox of its run.
+struct corral::sandbox::ToolReply::State {
+  std::weak_ptr<Mailbox> mailbox;
+  std::uint64_t call_id = 0;
+  std::atomic<bool> settled{false};
+};
+
+namespace corral::sandbox {
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Runs `request` in a fresh context with the sealed `registry` (the same
+  // object on every call). Never throws for anything the guest does.
+  virtual RunOutcome run(const RunRequest& request, const Registry& registry) = 0;
+  // Stops the current run with `cancelled`; any thread; no-op when idle.
+  virtual void cancel() = 0;
+};
+
+// Creates the V8 engine. Throws corral::SetupError if V8 cannot start.
+std::unique_ptr<Engine> make_v8_engine(const Options& options);
+
+}  // namespace corral::sandbox

@@ -1,0 +1,47 @@
+// src/sandbox/output.hpp: one capped output channel of a run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace corral::sandbox {
+
+// CappedOutput keeps at most `limit` bytes. A write that crosses the cap is
+// cut at the last whole UTF-8 character before it, later writes are dropped,
+// and truncated() turns true. Not thread-safe: one run's thread owns it.
+class CappedOutput {
+ public:
+  explicit CappedOutput(std::optional<std::uint64_t> limit) : limit_(limit) {}
+
+  void write(std::string_view bytes);
+
+  const std::string& text() const noexcept { return text_; }
+  std::string take() noexcept { return std::move(text_); }
+  bool truncated() const noexcept { return truncated_; }
+  // Every byte offered, kept or dropped.
+  std::uint64_t offered() const noexcept { return offered_; }
+
+ private:
+  std::optional<std::uint64_t> limit_;
+  std::string text_;
+  bool truncated_ = false;
+  std::uint64_t offered_ = 0;
+};
+
+inline void CappedOutput::write(std::string_view bytes) {
+  offered_ += bytes.size();
+  if (truncated_) return;
+  if (!limit_ || text_.size() + bytes.size() <= *limit_) {
+    text_.append(bytes);
+    return;
+  }
+  std::size_t room = static_cast<std::size_t>(*limit_ - text_.size());
+  // Back off to a character boundary: never keep half a UTF-8 sequence.
+  while (room > 0 && (static_cast<unsigned char>(bytes[room]) & 0xC0) == 0x80) --room;
+  text_.append(bytes.substr(0, room));
+  truncated_ = true;
+}
+
+}  // namespace corral::sandbox

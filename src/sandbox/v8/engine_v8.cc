@@ -1,0 +1,411 @@
+#include "sandbox/v8/engine_v8.hpp"
+
+#include <libplatform/libplatform.h>
+#include <pthread.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sandbox/v8/bindings.hpp"
+#include "sandbox/v8/platform.hpp"
+#include "sandbox/v8/values.hpp"
+#include "sandbox/watchdog.hpp"
+
+namespace corral::sandbox::v8engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxMessageBytes = 16 * 1024;
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// The JS stack limit for the calling thread: V8 must stop a deep recursion
+// well before the thread's real stack ends, whatever thread the embedder
+// runs us on.
+uintptr_t stack_limit_for_this_thread() {
+  thread_local uintptr_t stack_low = 0;
+  if (stack_low == 0) {
+    pthread_attr_t attr;
+    void* address = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      pthread_attr_getstack(&attr, &address, &size);
+      pthread_attr_destroy(&attr);
+    }
+    stack_low = reinterpret_cast<uintptr_t>(address);
+  }
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr uintptr_t kMargin = 1024 * 1024;
+#else
+  constexpr uintptr_t kMargin = 256 * 1024;
+#endif
+  constexpr uintptr_t kMaxJsStack = 2 * 1024 * 1024;
+  if (stack_low == 0 || here <= stack_low + kMargin + 64 * 1024) return here - 64 * 1024;
+  const uintptr_t usable = here - stack_low - kMargin;
+  return here - std::min(usable, kMaxJsStack);
+}
+
+v8::Local<v8::String> str(v8::Isolate* isolate, std::string_view text) {
+  v8::Local<v8::String> out;
+  if (!v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
+                               static_cast<int>(text.size()))
+           .ToLocal(&out)) {
+    return v8::String::Empty(isolate);
+  }
+  return out;
+}
+
+std::string bounded(std::string text) {
+  if (text.size() > kMaxMessageBytes) {
+    text.resize(kMaxMessageBytes);
+    text += "... (message truncated)";
+  }
+  return text;
+}
+
+std::string format_seconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gs", seconds);
+  return buf;
+}
+
+enum class Settled { value, stopped, stuck };
+
+}  // namespace
+
+V8Engine::V8Engine(const Options& options) : options_(options) {
+  platform_ = ensure_v8();
+  allocator_ = std::make_unique<CountingAllocator>();
+  v8::Isolate::CreateParams params;
+  params.array_buffer_allocator = allocator_.get();
+  if (options_.memory_limit) {
+    // The heap limit is a backstop with room for the isolate's own baseline;
+    // the run's exact limit is checked after every GC and at the end.
+    const std::uint64_t limit = *options_.memory_limit;
+    const std::uint64_t old_space = std::min<std::uint64_t>(limit, std::uint64_t{1} << 40) +
+                                    (std::uint64_t{32} << 20);
+    const std::uint64_t young =
+        std::clamp<std::uint64_t>(limit / 4, std::uint64_t{2} << 20, std::uint64_t{16} << 20);
+    params.constraints.set_max_old_generation_size_in_bytes(old_space);
+    params.constraints.set_max_young_generation_size_in_bytes(young);
+  }
+  isolate_ = v8::Isolate::New(params);
+  if (!isolate_) throw SetupError(FailureCode::setup_error, "V8 could not create an isolate");
+  isolate_->SetData(0, this);
+  isolate_->AddNearHeapLimitCallback(&V8Engine::near_heap_limit, this);
+  isolate_->AddGCEpilogueCallback(&V8Engine::after_gc, this);
+  isolate_->SetAllowAtomicsWait(false);
+  isolate_->SetCaptureStackTraceForUncaughtExceptions(false);
+  allocator_->on_refused = [this] { stop(FailureCode::memory_limit); };
+  v8::HeapStatistics heap;
+  isolate_->GetHeapStatistics(&heap);
+  heap_limit_ = heap.heap_size_limit();
+}
+
+V8Engine::~V8Engine() {
+  {
+    v8::Locker locker(isolate_);
+    v8::Isolate::Scope scope(isolate_);
+    global_template_.Reset();
+    console_template_.Reset();
+    failure_code_key_.Reset();
+    scripts_.hermetic_bootstrap.Reset();
+    scripts_.snippets.clear();
+  }
+  v8::platform::NotifyIsolateShutdown(platform_, isolate_);
+  isolate_->Dispose();
+}
+
+v8::Local<v8::Private> V8Engine::failure_code_key() {
+  return failure_code_key_.Get(isolate_);
+}
+
+v8::Local<v8::Value> V8Engine::coded_error(FailureCode code, const std::string& message) {
+  v8::Local<v8::Value> error = code == FailureCode::tool_argument
+                                   ? v8::Exception::TypeError(str(isolate_, message))
+                                   : v8::Exception::Error(str(isolate_, message));
+  v8::Local<v8::Context> context = isolate_->GetCurrentContext();
+  if (error->IsObject()) {
+    error.As<v8::Object>()
+        ->SetPrivate(context, failure_code_key(), str(isolate_, to_string(code)))
+        .FromMaybe(false);
+  }
+  return error;
+}
+
+void V8Engine::throw_coded(FailureCode code, const std::string& message) {
+  isolate_->ThrowException(coded_error(code, message));
+}
+
+void V8Engine::stop(FailureCode code) {
+  RunState* run = current_.load();
+  if (!run) return;
+  if (run->stop(code)) isolate_->TerminateExecution();
+  run->mailbox->poke();
+}
+
+void V8Engine::cancel() {
+  std::lock_guard lock(cancel_mutex_);
+  RunState* run = current_.load();
+  if (!run) return;
+  if (run->stop(FailureCode::cancelled)) isolate_->TerminateExecution();
+  run->mailbox->poke();
+}
+
+size_t V8Engine::near_heap_limit(void* data, size_t current_limit, size_t initial_limit) {
+  auto* engine = static_cast<V8Engine*>(data);
+  engine->stop(FailureCode::memory_limit);
+  engine->heap_limit_raised_ = true;
+  // Generous headroom so the allocation in flight succeeds instead of
+  // aborting the process; the guest is terminated at its next check.
+  return current_limit + (std::size_t{2} << 30);
+}
+
+void V8Engine::after_gc(v8::Isolate* isolate, v8::GCType, v8::GCCallbackFlags, void* data) {
+  auto* engine = static_cast<V8Engine*>(data);
+  if (RunState* run = engine->current()) engine->sample_memory(*run);
+}
+
+void V8Engine::sample_memory(RunState& run) {
+  v8::HeapStatistics heap;
+  isolate_->GetHeapStatistics(&heap);
+  const std::int64_t heap_delta =
+      std::max<std::int64_t>(0, static_cast<std::int64_t>(heap.used_heap_size()) - run.heap_baseline);
+  const std::int64_t buffer_delta =
+      std::max<std::int64_t>(0, allocator_->peak() - run.buffer_baseline);
+  const auto usage = static_cast<std::uint64_t>(heap_delta + buffer_delta);
+  run.memory_peak = std::max(run.memory_peak, usage);
+  if (options_.memory_limit && usage > *options_.memory_limit) stop(FailureCode::memory_limit);
+}
+
+void V8Engine::restore_heap_limit() {
+  isolate_->LowMemoryNotification();
+  isolate_->RemoveNearHeapLimitCallback(&V8Engine::near_heap_limit, heap_limit_);
+  isolate_->AddNearHeapLimitCallback(&V8Engine::near_heap_limit, this);
+  heap_limit_raised_ = false;
+}
+
+void V8Engine::build_templates(const Registry& registry) {
+  failure_code_key_.Reset(isolate_, v8::Private::New(isolate_, str(isolate_, "corral.code")));
+  global_template_.Reset(isolate_, make_global_template(isolate_, registry));
+  console_template_.Reset(isolate_, make_console_template(isolate_));
+  templates_built_ = true;
+}
+
+void V8Engine::deliver_answers(RunState& run, v8::Local<v8::Context> context) {
+  std::deque<Mailbox::Answer> answers;
+  {
+    std::lock_guard lock(run.mailbox->mutex);
+    answers.swap(run.mailbox->answers);
+  }
+  for (auto& answer : answers) {
+    auto it = run.pending.find(answer.call_id);
+    if (it == run.pending.end()) continue;
+    v8::Local<v8::Promise::Resolver> resolver = it->second.Get(isolate_);
+    run.pending.erase(it);
+    if (answer.ok) {
+      v8::Local<v8::Value> value;
+      bool parsed = false;
+      {
+        v8::TryCatch inner(isolate_);
+        parsed = v8::JSON::Parse(context, str(isolate_, answer.payload)).ToLocal(&value);
+      }
+      if (parsed) {
+        resolver->Resolve(context, value).FromMaybe(false);
+      } else {
+        resolver->Reject(context, coded_error(FailureCode::tool_error, "a tool returned invalid JSON"))
+            .FromMaybe(false);
+      }
+    } else {
+      resolver->Reject(context, coded_error(FailureCode::tool_error, answer.payload))
+          .FromMaybe(false);
+    }
+  }
+}
+
+RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
+  RunOutcome outcome;
+  RunState run(options_, registry);
+  const double cpu_start = thread_cpu_seconds();
+  const bool has_deadline = options_.timeout.has_value();
+  const Clock::time_point deadline =
+      has_deadline ? request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout)
+                   : Clock::time_point::max();
+
+  auto fail = [&](FailureCode code, std::string message) {
+    if (!outcome.failure) {
+      outcome.failure = code;
+      outcome.message = bounded(std::move(message));
+    }
+  };
+
+  {
+    v8::Locker locker(isolate_);
+    v8::Isolate::Scope isolate_scope(isolate_);
+    v8::HandleScope handles(isolate_);
+    isolate_->SetStackLimit(stack_limit_for_this_thread());
+    isolate_->CancelTerminateExecution();
+    if (!templates_built_) build_templates(registry);
+    FrozenClockScope clock(options_.profile == Profile::hermetic);
+
+    v8::HeapStatistics heap;
+    isolate_->GetHeapStatistics(&heap);
+    run.heap_baseline = static_cast<std::int64_t>(heap.used_heap_size());
+    run.buffer_baseline = allocator_->live();
+    allocator_->reset_peak();
+    allocator_->set_ceiling(options_.memory_limit
+                                ? run.buffer_baseline +
+                                      static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                          *options_.memory_limit, std::uint64_t{1} << 60))
+                                : -1);
+    current_.store(&run);
+
+    Watchdog::Id watchdog = 0;
+    if (has_deadline) {
+      watchdog = Watchdog::instance().arm(deadline, [this, &run] {
+        if (run.stop(FailureCode::timeout)) isolate_->TerminateExecution();
+        run.mailbox->poke();
+      });
+    }
+
+    std::unique_ptr<v8::MicrotaskQueue> queue =
+        v8::MicrotaskQueue::New(isolate_, v8::MicrotasksPolicy::kExplicit);
+    v8::Local<v8::Context> context =
+        v8::Context::New(isolate_, nullptr, global_template_.Get(isolate_), {}, {}, queue.get());
+    if (!context.IsEmpty()) {
+      v8::Context::Scope context_scope(context);
+      context->AllowCodeGenerationFromStrings(options_.profile == Profile::permissive);
+      v8::TryCatch try_catch(isolate_);
+      v8::Local<v8::Object> console;
+      if (console_template_.Get(isolate_)->NewInstance(context).ToLocal(&console)) {
+        context->Global()
+            ->DefineOwnProperty(context, v8::String::NewFromUtf8Literal(isolate_, "console"),
+                                console, v8::DontEnum)
+            .FromMaybe(false);
+      }
+      RunContext rc{*this, run, context, *queue, try_catch, outcome, v8::Local<v8::Value>()};
+      const bool ran = run_guest(rc, request, registry);
+      if (ran && !run.stopped()) {
+        v8::Local<v8::Value> result = rc.result;
+        if (result->IsPromise()) {
+          v8::Local<v8::Promise> promise = result.As<v8::Promise>();
+          Settled settled = Settled::value;
+          for (;;) {
+            queue->PerformCheckpoint(isolate_);
+            if (run.stopped()) {
+              settled = Settled::stopped;
+              break;
+            }
+            if (promise->State() != v8::Promise::kPending) break;
+            if (run.pending.empty()) {
+              settled = Settled::stuck;
+              break;
+            }
+            {
+              std::unique_lock lock(run.mailbox->mutex);
+              auto ready = [&] { return !run.mailbox->answers.empty() || run.mailbox->wake; };
+              if (has_deadline) {
+                if (!run.mailbox->ready.wait_until(lock, deadline, ready)) {
+                  lock.unlock();
+                  stop(FailureCode::timeout);
+                  lock.lock();
+                }
+              } else {
+                run.mailbox->ready.wait(lock, ready);
+              }
+              run.mailbox->wake = false;
+            }
+            deliver_answers(run, context);
+          }
+          if (settled == Settled::stuck) {
+            fail(FailureCode::guest_error,
+                 "the run's promise never settled: it awaits nothing a tool can answer");
+          } else if (settled == Settled::value) {
+            if (promise->State() == v8::Promise::kRejected) {
+              classify_exception(rc, promise->Result(), v8::Local<v8::Message>());
+            } else {
+              rc.result = promise->Result();
+            }
+          }
+        }
+        if (!outcome.failure && !run.stopped()) {
+          std::string json;
+          std::string why;
+          const JsonStatus status = write_json(context, rc.result, json, why);
+          if (status == JsonStatus::ok) {
+            outcome.data.value = std::move(json);
+          } else if (status == JsonStatus::unserializable) {
+            fail(FailureCode::unserializable_value, "the run's value has no JSON form: " + why);
+          } else if (!run.stopped()) {
+            classify_caught(rc);
+          }
+        }
+      } else if (!run.stopped() && try_catch.HasCaught() && !outcome.failure) {
+        classify_caught(rc);
+      }
+      if (!run.stopped()) sample_memory(run);
+    }
+
+    if (has_deadline) Watchdog::instance().disarm(watchdog);
+    {
+      std::lock_guard lock(cancel_mutex_);
+      current_.store(nullptr);
+    }
+    {
+      std::lock_guard lock(run.mailbox->mutex);
+      run.mailbox->closed = true;
+    }
+    allocator_->set_ceiling(-1);
+    run.pending.clear();
+    isolate_->CancelTerminateExecution();
+    isolate_->ContextDisposedNotification();
+    if (heap_limit_raised_) restore_heap_limit();
+    while (v8::platform::PumpMessageLoop(platform_, isolate_)) {
+    }
+  }
+
+  if (auto verdict = run.stopped()) {
+    outcome.failure.reset();
+    switch (*verdict) {
+      case FailureCode::timeout:
+        fail(*verdict, "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
+        break;
+      case FailureCode::memory_limit:
+        fail(*verdict, "the run exceeded its memory limit of " +
+                           std::to_string(*options_.memory_limit) + " bytes");
+        break;
+      case FailureCode::cancelled:
+        fail(*verdict, "the run was cancelled");
+        break;
+      default:
+        fail(*verdict, run.verdict_message.empty() ? "the run was stopped" : run.verdict_message);
+    }
+  }
+
+  ExecutionData& data = outcome.data;
+  data.failed = outcome.failure.has_value();
+  if (data.failed) data.value = "null";
+  data.stdout_truncated = run.out.truncated();
+  data.stderr_truncated = run.err.truncated();
+  data.usage.output_bytes = run.out.offered() + run.err.offered();
+  data.stdout_text = run.out.take();
+  data.stderr_text = run.err.take();
+  data.usage.tool_calls = run.tool_calls;
+  data.usage.memory_peak = run.memory_peak;
+  if (outcome.failure == FailureCode::memory_limit && options_.memory_limit) {
+    data.usage.memory_peak = std::min(data.usage.memory_peak, *options_.memory_limit);
+  }
+  data.usage.cpu_time = thread_cpu_seconds() - cpu_start;
+  data.usage.wall_time =
+      std::chrono::duration<double>(Clock::now() - request.entry).count();
+  return outcome;
+}
+
+}  // namespace corral::sandbox::v8engine

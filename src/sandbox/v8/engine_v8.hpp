@@ -1,0 +1,124 @@
+// src/sandbox/v8/engine_v8.hpp: the V8 engine behind Sandbox.
+//
+// One isolate per engine, a fresh context (with its own microtask queue) per
+// run. The run's state lives in RunState, reachable from callbacks through
+// the isolate's data slot while the run is active.
+#pragma once
+
+#include <v8.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sandbox/engine.hpp"
+#include "sandbox/output.hpp"
+#include "sandbox/v8/allocator.hpp"
+
+namespace corral::sandbox::v8engine {
+
+// RunState: everything one run owns. Lives on the run's stack.
+struct RunState {
+  RunState(const Options& options, const Registry& registry)
+      : options(options),
+        registry(registry),
+        out(options.stdout_limit),
+        err(options.stderr_limit),
+        mailbox(std::make_shared<Mailbox>()) {}
+
+  const Options& options;
+  const Registry& registry;
+  CappedOutput out;
+  CappedOutput err;
+  std::shared_ptr<Mailbox> mailbox;
+  std::uint64_t tool_calls = 0;
+  std::uint64_t next_call_id = 1;
+  std::map<std::uint64_t, v8::Global<v8::Promise::Resolver>> pending;
+
+  // The verdict of whoever stopped the run (watchdog, allocator, heap
+  // callback, cancel, tool budget). The first writer wins.
+  std::atomic<int> verdict{-1};
+  std::string verdict_message;  // written only by the run's own thread
+
+  // Memory accounting (bytes past the baseline at run entry).
+  std::int64_t heap_baseline = 0;
+  std::int64_t buffer_baseline = 0;
+  std::uint64_t memory_peak = 0;
+
+  bool stop(FailureCode code) {
+    int expected = -1;
+    return verdict.compare_exchange_strong(expected, static_cast<int>(code));
+  }
+  std::optional<FailureCode> stopped() const {
+    const int v = verdict.load();
+    if (v < 0) return std::nullopt;
+    return static_cast<FailureCode>(v);
+  }
+};
+
+class V8Engine final : public Engine {
+ public:
+  explicit V8Engine(const Options& options);
+  ~V8Engine() override;
+
+  RunOutcome run(const RunRequest& request, const Registry& registry) override;
+  void cancel() override;
+
+  // For callbacks.
+  static V8Engine* from(v8::Isolate* isolate) {
+    return static_cast<V8Engine*>(isolate->GetData(0));
+  }
+  RunState* current() const noexcept { return current_.load(); }
+  v8::Isolate* isolate() const noexcept { return isolate_; }
+  v8::Local<v8::Private> failure_code_key();
+
+  // Throws a guest-visible Error whose failure code is `code` if uncaught.
+  void throw_coded(FailureCode code, const std::string& message);
+  v8::Local<v8::Value> coded_error(FailureCode code, const std::string& message);
+
+  // Stops the run with `code` (first verdict wins) and terminates the guest.
+  void stop(FailureCode code);
+
+  // Scripts compiled once per isolate and bound to each run's context.
+  struct CompiledScripts {
+    bool compiled = false;
+    v8::Global<v8::UnboundScript> hermetic_bootstrap;
+    std::vector<v8::Global<v8::UnboundScript>> snippets;  // empty Global: did not compile
+    std::vector<std::string> snippet_errors;
+  };
+  CompiledScripts& scripts() noexcept { return scripts_; }
+
+ private:
+  void build_templates(const Registry& registry);
+  void sample_memory(RunState& run);
+  void settle(RunState& run, v8::Local<v8::Context> context, v8::MicrotaskQueue& queue,
+              v8::Local<v8::Promise> promise, std::chrono::steady_clock::time_point deadline,
+              bool has_deadline);
+  void deliver_answers(RunState& run, v8::Local<v8::Context> context);
+  void restore_heap_limit();
+
+  static size_t near_heap_limit(void* data, size_t current_limit, size_t initial_limit);
+  static void after_gc(v8::Isolate* isolate, v8::GCType type, v8::GCCallbackFlags flags,
+                       void* data);
+
+  Options options_;
+  v8::Platform* platform_;
+  std::unique_ptr<CountingAllocator> allocator_;
+  v8::Isolate* isolate_ = nullptr;
+  std::size_t heap_limit_ = 0;
+  bool heap_limit_raised_ = false;
+  std::atomic<RunState*> current_{nullptr};
+  std::mutex cancel_mutex_;  // orders cancel() against the end of a run
+
+  bool templates_built_ = false;
+  CompiledScripts scripts_;
+  v8::Global<v8::ObjectTemplate> global_template_;
+  v8::Global<v8::ObjectTemplate> console_template_;
+  v8::Global<v8::Private> failure_code_key_;
+};
+
+}  // namespace corral::sandbox::v8engine

@@ -1,0 +1,336 @@
+#include <cctype>
+
+#include "sandbox/v8/bindings.hpp"
+#include "sandbox/v8/values.hpp"
+
+namespace corral::sandbox::v8engine {
+namespace {
+
+// Math.random as a fixed stream (mulberry32) for the hermetic profile.
+constexpr std::string_view kHermeticBootstrap = R"JS(
+Object.defineProperty(Math, 'random', {
+  value: (() => {
+    let state = 0x2F6B5A3D;
+    return function random() {
+      state = (state + 0x6D2B79F5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  })(),
+  writable: true, configurable: true, enumerable: false,
+});
+)JS";
+
+constexpr std::size_t kMaxMessageBytes = 16 * 1024;
+
+v8::MaybeLocal<v8::String> source_string(v8::Isolate* isolate, std::string_view text) {
+  if (text.size() > static_cast<std::size_t>(v8::String::kMaxLength)) return {};
+  return v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
+                                 static_cast<int>(text.size()));
+}
+
+v8::Local<v8::String> str(v8::Isolate* isolate, std::string_view text) {
+  v8::Local<v8::String> out;
+  return source_string(isolate, text).ToLocal(&out) ? out : v8::String::Empty(isolate);
+}
+
+std::string located_message(v8::Local<v8::Context> context, v8::Local<v8::Message> message) {
+  v8::Isolate* isolate = context->GetIsolate();
+  std::string text = utf8(isolate, message->Get());
+  v8::Local<v8::Value> resource = message->GetScriptResourceName();
+  const int line = message->GetLineNumber(context).FromMaybe(0);
+  if (resource->IsString() && line > 0) {
+    text += " at " + utf8(isolate, resource.As<v8::String>()) + ":" + std::to_string(line) + ":" +
+            std::to_string(message->GetStartColumn() + 1);
+  }
+  return text;
+}
+
+std::string bounded(std::string text) {
+  if (text.size() > kMaxMessageBytes) {
+    text.resize(kMaxMessageBytes);
+    text += "... (message truncated)";
+  }
+  return text;
+}
+
+// Compiles `code` bound to the current context. On a syntax error returns
+// empty and leaves the error text in `error` (the TryCatch is reset).
+v8::MaybeLocal<v8::Script> compile(v8::Local<v8::Context> context, v8::TryCatch& try_catch,
+                                   std::string_view code, std::string_view name, int line_offset,
+                                   int column_offset, std::string& error) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::Local<v8::String> source;
+  if (!source_string(isolate, code).ToLocal(&source)) {
+    error = "the code is too large to compile";
+    return {};
+  }
+  v8::ScriptOrigin origin(isolate, str(isolate, name), line_offset, column_offset);
+  v8::ScriptCompiler::Source script_source(source, origin);
+  v8::Local<v8::Script> script;
+  if (v8::ScriptCompiler::Compile(context, &script_source).ToLocal(&script)) return script;
+  error = try_catch.Message().IsEmpty() ? "the code does not compile"
+                                        : located_message(context, try_catch.Message());
+  try_catch.Reset();
+  return {};
+}
+
+// Removes a surrounding Markdown code fence and trailing semicolons.
+std::string_view strip_code(std::string_view code) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  };
+  code = trim(code);
+  if (code.substr(0, 3) == "```" && code.size() >= 6 && code.substr(code.size() - 3) == "```") {
+    const std::size_t first_newline = code.find('\n');
+    if (first_newline != std::string_view::npos && first_newline < code.size() - 3) {
+      code = trim(code.substr(first_newline + 1, code.size() - 3 - first_newline - 1));
+    }
+  }
+  while (!code.empty() && (code.back() == ';' ||
+                           std::isspace(static_cast<unsigned char>(code.back())))) {
+    code.remove_suffix(1);
+  }
+  return code;
+}
+
+bool is_identifier(std::string_view name) {
+  if (name.empty()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+bool ensure_compiled(RunContext& rc, const Registry& registry) {
+  V8Engine::CompiledScripts& scripts = rc.engine.scripts();
+  if (scripts.compiled) return true;
+  v8::Isolate* isolate = rc.engine.isolate();
+  auto compile_unbound = [&](std::string_view code, std::string_view name, std::string& error) {
+    v8::ScriptOrigin origin(isolate, str(isolate, name));
+    v8::ScriptCompiler::Source source(str(isolate, code), origin);
+    v8::Local<v8::UnboundScript> unbound;
+    if (v8::ScriptCompiler::CompileUnboundScript(isolate, &source).ToLocal(&unbound)) {
+      return v8::Global<v8::UnboundScript>(isolate, unbound);
+    }
+    error = rc.try_catch.Message().IsEmpty() ? "does not compile"
+                                             : located_message(rc.context, rc.try_catch.Message());
+    rc.try_catch.Reset();
+    return v8::Global<v8::UnboundScript>();
+  };
+  std::string error;
+  scripts.hermetic_bootstrap = compile_unbound(kHermeticBootstrap, "(corral:hermetic)", error);
+  if (scripts.hermetic_bootstrap.IsEmpty()) return false;  // terminated while compiling
+  for (const Snippet& snippet : registry.snippets) {
+    std::string snippet_error;
+    scripts.snippets.push_back(
+        compile_unbound(snippet.code, "(snippet:" + snippet.name + ")", snippet_error));
+    scripts.snippet_errors.push_back(snippet_error);
+  }
+  scripts.compiled = true;
+  return true;
+}
+
+bool run_unbound(RunContext& rc, const v8::Global<v8::UnboundScript>& unbound) {
+  v8::Local<v8::Value> ignored;
+  return unbound.Get(rc.engine.isolate())->BindToCurrentContext()->Run(rc.context).ToLocal(&ignored);
+}
+
+bool call_function(RunContext& rc, v8::Local<v8::Value> callee, int argc,
+                   v8::Local<v8::Value>* argv) {
+  return callee.As<v8::Function>()
+      ->Call(rc.context, rc.context->Global(), argc, argv)
+      .ToLocal(&rc.result);
+}
+
+bool run_execute(RunContext& rc, std::string_view raw) {
+  const std::string_view code = strip_code(raw);
+  std::string expression_error;
+  std::string script_error;
+  std::string body_error;
+  v8::Local<v8::Script> script;
+  // 1. An expression: a function to call, or a value.
+  if (compile(rc.context, rc.try_catch, "(" + std::string(code) + "\n)", "(eval)", 0, -1,
+              expression_error)
+          .ToLocal(&script)) {
+    if (!script->Run(rc.context).ToLocal(&rc.result)) return false;
+    if (rc.result->IsFunction()) return call_function(rc, rc.result, 0, nullptr);
+    return true;
+  }
+  if (rc.run.stopped()) return false;
+  // 2. Statements: the completion value.
+  if (compile(rc.context, rc.try_catch, code, "(eval)", 0, 0, script_error).ToLocal(&script)) {
+    return script->Run(rc.context).ToLocal(&rc.result);
+  }
+  if (rc.run.stopped()) return false;
+  // 3. A function body that may await and return.
+  constexpr std::string_view kPrefix = "(async () => {";
+  if (compile(rc.context, rc.try_catch, std::string(kPrefix) + std::string(code) + "\n})()",
+              "(eval)", 0, -static_cast<int>(kPrefix.size()), body_error)
+          .ToLocal(&script)) {
+    return script->Run(rc.context).ToLocal(&rc.result);
+  }
+  rc.outcome.failure = FailureCode::compile_error;
+  rc.outcome.message = bounded(body_error);
+  return false;
+}
+
+bool run_call(RunContext& rc, const RunRequest& request) {
+  v8::Isolate* isolate = rc.engine.isolate();
+  v8::Local<v8::Value> callee;
+  if (is_identifier(request.entrypoint)) {
+    // Snippet functions live on the global object; let/const/class bindings
+    // live in the script scope, which only a script can read.
+    std::string ignored;
+    v8::Local<v8::Script> lookup;
+    if (compile(rc.context, rc.try_catch, "typeof " + request.entrypoint + " === 'function' ? " +
+                                              request.entrypoint + " : undefined",
+                "(corral:entrypoint)", 0, 0, ignored)
+            .ToLocal(&lookup)) {
+      if (!lookup->Run(rc.context).ToLocal(&callee)) return false;
+    }
+  }
+  if (callee.IsEmpty() || !callee->IsFunction()) {
+    std::string available;
+    v8::Local<v8::Array> names;
+    if (rc.context->Global()->GetOwnPropertyNames(rc.context).ToLocal(&names)) {
+      for (uint32_t i = 0; i < names->Length(); ++i) {
+        v8::Local<v8::Value> name;
+        v8::Local<v8::Value> value;
+        if (!names->Get(rc.context, i).ToLocal(&name) || !name->IsString()) continue;
+        if (!rc.context->Global()->Get(rc.context, name).ToLocal(&value)) continue;
+        if (value->IsFunction() && name.As<v8::String>()->Length() > 0) {
+          const std::string text = utf8(isolate, name.As<v8::String>());
+          if (text == "console") continue;
+          available += (available.empty() ? "" : ", ") + text;
+        }
+      }
+    }
+    rc.outcome.failure = FailureCode::invalid_request;
+    rc.outcome.message = "no entrypoint named " + request.entrypoint +
+                         " is defined by the snippets (functions: " +
+                         (available.empty() ? "none" : available) + ")";
+    return false;
+  }
+  v8::Local<v8::Value> args;
+  {
+    v8::TryCatch inner(isolate);
+    if (!v8::JSON::Parse(rc.context, str(isolate, request.args_json)).ToLocal(&args) ||
+        !args->IsArray()) {
+      rc.outcome.failure = FailureCode::invalid_request;
+      rc.outcome.message = "the arguments are not a JSON array";
+      return false;
+    }
+  }
+  v8::Local<v8::Array> array = args.As<v8::Array>();
+  std::vector<v8::Local<v8::Value>> argv;
+  for (uint32_t i = 0; i < array->Length(); ++i) {
+    v8::Local<v8::Value> element;
+    if (!array->Get(rc.context, i).ToLocal(&element)) return false;
+    argv.push_back(element);
+  }
+  return call_function(rc, callee, static_cast<int>(argv.size()), argv.data());
+}
+
+}  // namespace
+
+bool run_guest(RunContext& rc, const RunRequest& request, const Registry& registry) {
+  if (!ensure_compiled(rc, registry)) return false;
+  V8Engine::CompiledScripts& scripts = rc.engine.scripts();
+  if (rc.run.options.profile == Profile::hermetic &&
+      !run_unbound(rc, scripts.hermetic_bootstrap)) {
+    return false;
+  }
+  for (std::size_t i = 0; i < scripts.snippets.size(); ++i) {
+    if (scripts.snippets[i].IsEmpty()) {
+      rc.outcome.failure = FailureCode::compile_error;
+      rc.outcome.message = bounded("snippet " + registry.snippets[i].name +
+                                   " does not compile: " + scripts.snippet_errors[i]);
+      return false;
+    }
+    if (!run_unbound(rc, scripts.snippets[i])) return false;
+  }
+
+  switch (request.kind) {
+    case RunRequest::Kind::eval: {
+      std::string error;
+      v8::Local<v8::Script> script;
+      if (!compile(rc.context, rc.try_catch, request.code, "(eval)", 0, 0, error)
+               .ToLocal(&script)) {
+        if (!rc.run.stopped()) {
+          rc.outcome.failure = FailureCode::compile_error;
+          rc.outcome.message = bounded(error);
+        }
+        return false;
+      }
+      return script->Run(rc.context).ToLocal(&rc.result);
+    }
+    case RunRequest::Kind::execute:
+      return run_execute(rc, request.code);
+    case RunRequest::Kind::call:
+      return run_call(rc, request);
+  }
+  return false;
+}
+
+void classify_caught(RunContext& rc) {
+  if (!rc.try_catch.HasCaught() || rc.try_catch.HasTerminated()) {
+    if (!rc.outcome.failure && !rc.run.stopped()) {
+      rc.outcome.failure = FailureCode::internal;
+      rc.outcome.message = "the run ended without a value or an exception";
+    }
+    return;
+  }
+  classify_exception(rc, rc.try_catch.Exception(), rc.try_catch.Message());
+}
+
+void classify_exception(RunContext& rc, v8::Local<v8::Value> exception,
+                        v8::Local<v8::Message> message) {
+  v8::Isolate* isolate = rc.engine.isolate();
+  FailureCode code = FailureCode::guest_error;
+  std::string text;
+  // Describing the exception may run guest code (a toString override): it
+  // stays under the run's watchdog, and its own failures are contained.
+  v8::TryCatch inner(isolate);
+  if (exception->IsObject()) {
+    v8::Local<v8::Object> object = exception.As<v8::Object>();
+    v8::Local<v8::Value> coded;
+    if (object->GetPrivate(rc.context, rc.engine.failure_code_key()).ToLocal(&coded) &&
+        coded->IsString()) {
+      if (auto parsed = failure_code_from_string(utf8(isolate, coded.As<v8::String>()))) {
+        code = *parsed;
+      }
+    }
+    v8::Local<v8::Value> stack;
+    if (exception->IsNativeError() &&
+        object->Get(rc.context, str(isolate, "stack")).ToLocal(&stack) && stack->IsString()) {
+      text = utf8(isolate, stack.As<v8::String>());
+    }
+  }
+  if (text.empty()) {
+    v8::Local<v8::String> as_text;
+    if (exception->ToString(rc.context).ToLocal(&as_text)) {
+      text = "Uncaught " + utf8(isolate, as_text);
+    } else {
+      text = "Uncaught exception (it could not be converted to text)";
+    }
+    if (!message.IsEmpty()) {
+      const int line = message->GetLineNumber(rc.context).FromMaybe(0);
+      v8::Local<v8::Value> resource = message->GetScriptResourceName();
+      if (line > 0 && resource->IsString()) {
+        text += " at " + utf8(isolate, resource.As<v8::String>()) + ":" + std::to_string(line);
+      }
+    }
+  }
+  if (!rc.outcome.failure) {
+    rc.outcome.failure = code;
+    rc.outcome.message = bounded(std::move(text));
+  }
+}
+
+}  // namespace corral::sandbox::v8engine

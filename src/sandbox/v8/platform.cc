@@ -1,0 +1,91 @@
+#include "sandbox/v8/platform.hpp"
+
+#include <libplatform/libplatform.h>
+#include <v8.h>
+
+#include <memory>
+#include <mutex>
+
+#include "corral/failure.hpp"
+
+namespace corral::sandbox::v8engine {
+namespace {
+
+thread_local bool clock_frozen = false;
+
+// ClockPlatform delegates everything to V8's default platform except the
+// wall clock, which V8 reads for Date: frozen threads see the epoch.
+class ClockPlatform final : public v8::Platform {
+ public:
+  explicit ClockPlatform(std::unique_ptr<v8::Platform> inner) : inner_(std::move(inner)) {}
+
+  v8::Platform* inner() const { return inner_.get(); }
+
+  v8::PageAllocator* GetPageAllocator() override { return inner_->GetPageAllocator(); }
+  void OnCriticalMemoryPressure() override { inner_->OnCriticalMemoryPressure(); }
+  bool OnCriticalMemoryPressure(size_t length) override {
+    return inner_->OnCriticalMemoryPressure(length);
+  }
+  int NumberOfWorkerThreads() override { return inner_->NumberOfWorkerThreads(); }
+  std::shared_ptr<v8::TaskRunner> GetForegroundTaskRunner(v8::Isolate* isolate) override {
+    return inner_->GetForegroundTaskRunner(isolate);
+  }
+  void CallOnWorkerThread(std::unique_ptr<v8::Task> task) override {
+    inner_->CallOnWorkerThread(std::move(task));
+  }
+  void CallBlockingTaskOnWorkerThread(std::unique_ptr<v8::Task> task) override {
+    inner_->CallBlockingTaskOnWorkerThread(std::move(task));
+  }
+  void CallLowPriorityTaskOnWorkerThread(std::unique_ptr<v8::Task> task) override {
+    inner_->CallLowPriorityTaskOnWorkerThread(std::move(task));
+  }
+  void CallDelayedOnWorkerThread(std::unique_ptr<v8::Task> task,
+                                 double delay_in_seconds) override {
+    inner_->CallDelayedOnWorkerThread(std::move(task), delay_in_seconds);
+  }
+  bool IdleTasksEnabled(v8::Isolate* isolate) override { return inner_->IdleTasksEnabled(isolate); }
+  std::unique_ptr<v8::JobHandle> PostJob(v8::TaskPriority priority,
+                                         std::unique_ptr<v8::JobTask> job_task) override {
+    return inner_->PostJob(priority, std::move(job_task));
+  }
+  double MonotonicallyIncreasingTime() override { return inner_->MonotonicallyIncreasingTime(); }
+  double CurrentClockTimeMillis() override {
+    return clock_frozen ? 0.0 : inner_->CurrentClockTimeMillis();
+  }
+  StackTracePrinter GetStackTracePrinter() override { return inner_->GetStackTracePrinter(); }
+  v8::TracingController* GetTracingController() override {
+    return inner_->GetTracingController();
+  }
+  void DumpWithoutCrashing() override { inner_->DumpWithoutCrashing(); }
+
+ private:
+  std::unique_ptr<v8::Platform> inner_;
+};
+
+}  // namespace
+
+v8::Platform* ensure_v8() {
+  static std::once_flag once;
+  static ClockPlatform* platform = nullptr;
+  std::call_once(once, [] {
+    // WebAssembly and SharedArrayBuffer are not offered to guests: wasm
+    // memory is reserved outside the counting ArrayBuffer allocator, and
+    // shared memory plus Atomics.wait would let a guest block its thread.
+    // Flags are process-wide and must be set before the first isolate.
+    const char flags[] = "--no-expose-wasm --no-harmony-sharedarraybuffer";
+    v8::V8::SetFlagsFromString(flags, sizeof(flags) - 1);
+    v8::V8::InitializeICU();
+    // Leaked on purpose: V8 cannot be re-initialised after disposal, and
+    // isolates may be destroyed during static destruction.
+    platform = new ClockPlatform(v8::platform::NewDefaultPlatform());
+    v8::V8::InitializePlatform(platform);
+    if (!v8::V8::Initialize()) platform = nullptr;
+  });
+  if (!platform) throw SetupError(FailureCode::setup_error, "V8 could not be initialised");
+  return platform->inner();
+}
+
+FrozenClockScope::FrozenClockScope(bool freeze) : previous_(clock_frozen) { clock_frozen = freeze; }
+FrozenClockScope::~FrozenClockScope() { clock_frozen = previous_; }
+
+}  // namespace corral::sandbox::v8engine

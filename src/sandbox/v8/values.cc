@@ -1,0 +1,527 @@
+#include "sandbox/v8/values.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace corral::sandbox::v8engine {
+namespace {
+
+constexpr int kMaxJsonDepth = 128;
+constexpr int kMaxInspectDepth = 2;
+constexpr uint32_t kMaxInspectItems = 100;
+
+v8::Local<v8::String> str(v8::Isolate* isolate, const char* text) {
+  return v8::String::NewFromUtf8(isolate, text).ToLocalChecked();
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (u < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", u);
+          out += buf;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void append_number(std::string& out, double number) {
+  if (number == 0) {
+    out.push_back('0');  // -0 has no JSON form of its own
+    return;
+  }
+  // Like JavaScript: plain digits below 1e21, exponent notation above.
+  char buf[400];
+  const auto format =
+      std::fabs(number) < 1e21 && std::fabs(number) >= 1e-7 ? std::chars_format::fixed
+                                                            : std::chars_format::scientific;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number, format);
+  out.append(buf, end);
+}
+
+class JsonWriter {
+ public:
+  JsonWriter(v8::Local<v8::Context> context, std::string& out, std::string& why)
+      : context_(context), isolate_(context->GetIsolate()), out_(out), why_(why) {}
+
+  // Returns ok, unserializable or exception. `skip` is set when the value is
+  // undefined (or becomes undefined through toJSON) so a property can be
+  // omitted.
+  JsonStatus write(v8::Local<v8::Value> value, const std::string& path, int depth, bool& skip) {
+    skip = false;
+    if (depth > kMaxJsonDepth) {
+      return unserializable(path, "nests deeper than 128 levels");
+    }
+    if (value->IsObject() && !value->IsFunction()) {
+      // toJSON first, as JSON.stringify does (Date has one).
+      v8::Local<v8::Object> object = value.As<v8::Object>();
+      v8::Local<v8::Value> to_json;
+      if (!object->Get(context_, str(isolate_, "toJSON")).ToLocal(&to_json)) {
+        return JsonStatus::exception;
+      }
+      if (to_json->IsFunction()) {
+        v8::Local<v8::Value> key = str(isolate_, "");
+        if (!to_json.As<v8::Function>()->Call(context_, object, 1, &key).ToLocal(&value)) {
+          return JsonStatus::exception;
+        }
+      }
+    }
+    if (value->IsUndefined()) {
+      skip = true;
+      return JsonStatus::ok;
+    }
+    if (value->IsNull()) {
+      out_ += "null";
+      return JsonStatus::ok;
+    }
+    if (value->IsTrue()) {
+      out_ += "true";
+      return JsonStatus::ok;
+    }
+    if (value->IsFalse()) {
+      out_ += "false";
+      return JsonStatus::ok;
+    }
+    if (value->IsNumber()) {
+      const double number = value.As<v8::Number>()->Value();
+      if (!std::isfinite(number)) return unserializable(path, "is NaN or Infinity");
+      append_number(out_, number);
+      return JsonStatus::ok;
+    }
+    if (value->IsString()) {
+      append_json_string(out_, utf8(isolate_, value.As<v8::String>()));
+      return JsonStatus::ok;
+    }
+    if (value->IsBigInt()) return unserializable(path, "is a BigInt");
+    if (value->IsSymbol()) return unserializable(path, "is a Symbol");
+    if (value->IsFunction()) return unserializable(path, "is a function");
+    if (value->IsNumberObject()) {
+      append_number(out_, value.As<v8::NumberObject>()->ValueOf());
+      return JsonStatus::ok;
+    }
+    if (value->IsStringObject()) {
+      append_json_string(out_, utf8(isolate_, value.As<v8::StringObject>()->ValueOf()));
+      return JsonStatus::ok;
+    }
+    if (value->IsBooleanObject()) {
+      out_ += value.As<v8::BooleanObject>()->ValueOf() ? "true" : "false";
+      return JsonStatus::ok;
+    }
+    if (value->IsMap() || value->IsWeakMap()) {
+      return unserializable(path, "is a Map (convert it with Object.fromEntries)");
+    }
+    if (value->IsSet() || value->IsWeakSet()) {
+      return unserializable(path, "is a Set (convert it with Array.from)");
+    }
+    if (value->IsPromise()) return unserializable(path, "is a Promise (await it first)");
+    if (value->IsArrayBufferView() || value->IsArrayBuffer()) {
+      return unserializable(path, "is binary data (convert it with Array.from)");
+    }
+    if (value->IsRegExp()) return unserializable(path, "is a RegExp");
+    if (value->IsBigIntObject() || value->IsSymbolObject()) {
+      return unserializable(path, "is a boxed BigInt or Symbol");
+    }
+    if (!value->IsObject()) return unserializable(path, "has no JSON form");
+
+    v8::Local<v8::Object> object = value.As<v8::Object>();
+    for (const auto& open : stack_) {
+      if (open == object) return unserializable(path, "is a cycle (it contains itself)");
+    }
+    stack_.push_back(object);
+    const JsonStatus status =
+        value->IsArray() ? write_array(value.As<v8::Array>(), path, depth)
+                         : write_object(object, path, depth);
+    stack_.pop_back();
+    return status;
+  }
+
+ private:
+  JsonStatus write_array(v8::Local<v8::Array> array, const std::string& path, int depth) {
+    out_.push_back('[');
+    const uint32_t length = array->Length();
+    for (uint32_t i = 0; i < length; ++i) {
+      if (i) out_.push_back(',');
+      v8::Local<v8::Value> element;
+      if (!array->Get(context_, i).ToLocal(&element)) return JsonStatus::exception;
+      bool skip = false;
+      const std::string child = path + "[" + std::to_string(i) + "]";
+      const JsonStatus status = write(element, child, depth + 1, skip);
+      if (status != JsonStatus::ok) return status;
+      if (skip) out_ += "null";
+    }
+    out_.push_back(']');
+    return JsonStatus::ok;
+  }
+
+  JsonStatus write_object(v8::Local<v8::Object> object, const std::string& path, int depth) {
+    v8::Local<v8::Array> keys;
+    if (!object
+             ->GetOwnPropertyNames(context_,
+                                   static_cast<v8::PropertyFilter>(v8::ONLY_ENUMERABLE |
+                                                                   v8::SKIP_SYMBOLS),
+                                   v8::KeyConversionMode::kConvertToString)
+             .ToLocal(&keys)) {
+      return JsonStatus::exception;
+    }
+    out_.push_back('{');
+    bool first = true;
+    for (uint32_t i = 0; i < keys->Length(); ++i) {
+      v8::Local<v8::Value> key;
+      v8::Local<v8::Value> member;
+      if (!keys->Get(context_, i).ToLocal(&key) || !object->Get(context_, key).ToLocal(&member)) {
+        return JsonStatus::exception;
+      }
+      const std::string name = utf8(isolate_, key.As<v8::String>());
+      const std::size_t mark = out_.size();
+      if (!first) out_.push_back(',');
+      append_json_string(out_, name);
+      out_.push_back(':');
+      bool skip = false;
+      const JsonStatus status = write(member, path + "." + name, depth + 1, skip);
+      if (status != JsonStatus::ok) return status;
+      if (skip) {
+        out_.resize(mark);  // undefined members are omitted, as in JSON.stringify
+      } else {
+        first = false;
+      }
+    }
+    out_.push_back('}');
+    return JsonStatus::ok;
+  }
+
+  JsonStatus unserializable(const std::string& path, const char* reason) {
+    why_ = path + " " + reason;
+    return JsonStatus::unserializable;
+  }
+
+  v8::Local<v8::Context> context_;
+  v8::Isolate* isolate_;
+  std::string& out_;
+  std::string& why_;
+  std::vector<v8::Local<v8::Object>> stack_;
+};
+
+// ---- console formatting -------------------------------------------------
+
+bool is_identifier(std::string_view name) {
+  if (name.empty()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+void append_quoted(std::string& out, std::string_view text) {
+  out.push_back('\'');
+  for (char c : text) {
+    if (c == '\'') out += "\\'";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else out.push_back(c);
+  }
+  out.push_back('\'');
+}
+
+std::string iso_date(double millis) {
+  if (!std::isfinite(millis)) return "Invalid Date";
+  const auto total_ms = static_cast<long long>(std::floor(millis));
+  long long days = total_ms / 86400000;
+  long long ms_of_day = total_ms % 86400000;
+  if (ms_of_day < 0) {
+    ms_of_day += 86400000;
+    --days;
+  }
+  // Civil-from-days (proleptic Gregorian).
+  const long long z = days + 719468;
+  const long long era = (z >= 0 ? z : z - 146096) / 146097;
+  const long long doe = z - era * 146097;
+  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  long long year = yoe + era * 400;
+  const long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const long long mp = (5 * doy + 2) / 153;
+  const long long day = doy - (153 * mp + 2) / 5 + 1;
+  const long long month = mp < 10 ? mp + 3 : mp - 9;
+  if (month <= 2) ++year;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", year, month,
+                day, ms_of_day / 3600000, ms_of_day / 60000 % 60, ms_of_day / 1000 % 60,
+                ms_of_day % 1000);
+  return buf;
+}
+
+class Inspector {
+ public:
+  explicit Inspector(v8::Local<v8::Context> context)
+      : context_(context), isolate_(context->GetIsolate()) {}
+
+  bool inspect(v8::Local<v8::Value> value, int depth, bool top, std::string& out) {
+    if (value->IsString()) {
+      if (top) out += utf8(isolate_, value.As<v8::String>());
+      else append_quoted(out, utf8(isolate_, value.As<v8::String>()));
+      return true;
+    }
+    if (value->IsUndefined()) return out += "undefined", true;
+    if (value->IsNull()) return out += "null", true;
+    if (value->IsNumber() || value->IsBoolean()) {
+      const double n = value->IsNumber() ? value.As<v8::Number>()->Value() : 0;
+      if (value->IsNumber() && n == 0 && std::signbit(n)) return out += "-0", true;
+      return to_text(value, out);
+    }
+    if (value->IsBigInt()) {
+      if (!to_text(value, out)) return false;
+      return out += "n", true;
+    }
+    if (value->IsSymbol()) {
+      v8::Local<v8::Value> description = value.As<v8::Symbol>()->Description(isolate_);
+      out += "Symbol(";
+      if (description->IsString()) out += utf8(isolate_, description.As<v8::String>());
+      return out += ")", true;
+    }
+    if (value->IsFunction()) {
+      const std::string name = utf8(isolate_, value.As<v8::Function>()->GetName().As<v8::String>());
+      out += name.empty() ? "[Function (anonymous)]" : "[Function: " + name + "]";
+      return true;
+    }
+    v8::Local<v8::Object> object = value.As<v8::Object>();
+    if (value->IsNativeError()) {
+      v8::Local<v8::Value> stack;
+      if (!object->Get(context_, str(isolate_, "stack")).ToLocal(&stack)) return false;
+      if (stack->IsString()) return out += utf8(isolate_, stack.As<v8::String>()), true;
+      return to_text(value, out);
+    }
+    if (value->IsDate()) return out += iso_date(value.As<v8::Date>()->ValueOf()), true;
+    if (value->IsRegExp()) return to_text(value, out);
+    for (const auto& open : stack_) {
+      if (open == object) return out += "[Circular]", true;
+    }
+    if (depth > kMaxInspectDepth) {
+      out += value->IsArray() ? "[Array]" : "[Object]";
+      return true;
+    }
+    stack_.push_back(object);
+    const bool ok = inspect_object(object, depth, out);
+    stack_.pop_back();
+    return ok;
+  }
+
+ private:
+  bool to_text(v8::Local<v8::Value> value, std::string& out) {
+    v8::Local<v8::String> text;
+    if (!value->ToString(context_).ToLocal(&text)) return false;
+    out += utf8(isolate_, text);
+    return true;
+  }
+
+  bool list(v8::Local<v8::Array> items, int depth, const char* open, const char* close,
+            const char* separator_in_pair, std::string& out) {
+    const uint32_t length = items->Length();
+    if (length == 0) return out += std::string(open) + close, true;
+    out += open;
+    out += ' ';
+    const uint32_t step = separator_in_pair ? 2 : 1;
+    const uint32_t shown = std::min(length, kMaxInspectItems * step);
+    for (uint32_t i = 0; i < shown; i += step) {
+      if (i) out += ", ";
+      v8::Local<v8::Value> item;
+      if (!items->Get(context_, i).ToLocal(&item) || !inspect(item, depth + 1, false, out)) {
+        return false;
+      }
+      if (separator_in_pair) {
+        out += separator_in_pair;
+        if (!items->Get(context_, i + 1).ToLocal(&item) || !inspect(item, depth + 1, false, out)) {
+          return false;
+        }
+      }
+    }
+    if (shown < length) out += ", ... " + std::to_string((length - shown) / step) + " more items";
+    out += ' ';
+    out += close;
+    return true;
+  }
+
+  bool inspect_object(v8::Local<v8::Object> object, int depth, std::string& out) {
+    if (object->IsMap()) {
+      out += "Map(" + std::to_string(object.As<v8::Map>()->Size()) + ") ";
+      return list(object.As<v8::Map>()->AsArray(), depth, "{", "}", " => ", out);
+    }
+    if (object->IsSet()) {
+      out += "Set(" + std::to_string(object.As<v8::Set>()->Size()) + ") ";
+      return list(object.As<v8::Set>()->AsArray(), depth, "{", "}", nullptr, out);
+    }
+    if (object->IsPromise()) {
+      v8::Local<v8::Promise> promise = object.As<v8::Promise>();
+      switch (promise->State()) {
+        case v8::Promise::kPending: return out += "Promise { <pending> }", true;
+        case v8::Promise::kFulfilled:
+          out += "Promise { ";
+          if (!inspect(promise->Result(), depth + 1, false, out)) return false;
+          return out += " }", true;
+        case v8::Promise::kRejected:
+          out += "Promise { <rejected> ";
+          if (!inspect(promise->Result(), depth + 1, false, out)) return false;
+          return out += " }", true;
+      }
+    }
+    if (object->IsArrayBuffer()) {
+      out += "ArrayBuffer { byteLength: " +
+             std::to_string(object.As<v8::ArrayBuffer>()->ByteLength()) + " }";
+      return true;
+    }
+    if (object->IsArray()) return list(object.As<v8::Array>(), depth, "[", "]", nullptr, out);
+    if (object->IsTypedArray()) {
+      const std::string name = utf8(isolate_, object->GetConstructorName());
+      const size_t length = object.As<v8::TypedArray>()->Length();
+      out += name + "(" + std::to_string(length) + ") [";
+      const size_t shown = std::min<size_t>(length, kMaxInspectItems);
+      for (size_t i = 0; i < shown; ++i) {
+        out += i ? ", " : " ";
+        v8::Local<v8::Value> item;
+        if (!object->Get(context_, static_cast<uint32_t>(i)).ToLocal(&item) ||
+            !inspect(item, depth + 1, false, out)) {
+          return false;
+        }
+      }
+      if (shown < length) out += ", ... " + std::to_string(length - shown) + " more items";
+      out += length ? " ]" : "]";
+      return true;
+    }
+
+    v8::Local<v8::Array> keys;
+    if (!object
+             ->GetOwnPropertyNames(context_,
+                                   static_cast<v8::PropertyFilter>(v8::ONLY_ENUMERABLE |
+                                                                   v8::SKIP_SYMBOLS),
+                                   v8::KeyConversionMode::kConvertToString)
+             .ToLocal(&keys)) {
+      return false;
+    }
+    const std::string constructor = utf8(isolate_, object->GetConstructorName());
+    if (object->GetPrototype()->IsNull()) out += "[Object: null prototype] ";
+    else if (constructor != "Object" && !constructor.empty()) out += constructor + " ";
+    if (keys->Length() == 0) return out += "{}", true;
+    out += "{ ";
+    const uint32_t shown = std::min(keys->Length(), kMaxInspectItems);
+    for (uint32_t i = 0; i < shown; ++i) {
+      if (i) out += ", ";
+      v8::Local<v8::Value> key;
+      v8::Local<v8::Value> member;
+      if (!keys->Get(context_, i).ToLocal(&key) || !object->Get(context_, key).ToLocal(&member)) {
+        return false;
+      }
+      const std::string name = utf8(isolate_, key.As<v8::String>());
+      if (is_identifier(name)) out += name;
+      else append_quoted(out, name);
+      out += ": ";
+      if (!inspect(member, depth + 1, false, out)) return false;
+    }
+    if (shown < keys->Length()) {
+      out += ", ... " + std::to_string(keys->Length() - shown) + " more items";
+    }
+    out += " }";
+    return true;
+  }
+
+  v8::Local<v8::Context> context_;
+  v8::Isolate* isolate_;
+  std::vector<v8::Local<v8::Object>> stack_;
+};
+
+}  // namespace
+
+std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> string) {
+  const int length = string->Utf8Length(isolate);
+  std::string out(static_cast<std::size_t>(length), '\0');
+  string->WriteUtf8(isolate, out.data(), length, nullptr,
+                    v8::String::NO_NULL_TERMINATION | v8::String::REPLACE_INVALID_UTF8);
+  return out;
+}
+
+JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value,
+                      std::string& out, std::string& why) {
+  JsonWriter writer(context, out, why);
+  bool skip = false;
+  const JsonStatus status = writer.write(value, "value", 0, skip);
+  if (status == JsonStatus::ok && skip) out += "null";
+  return status;
+}
+
+bool format_console_line(v8::Local<v8::Context> context,
+                         const v8::FunctionCallbackInfo<v8::Value>& info, int first,
+                         std::string& out) {
+  v8::Isolate* isolate = context->GetIsolate();
+  Inspector inspector(context);
+  int next = first;
+  if (next < info.Length() && info[next]->IsString()) {
+    const std::string format = utf8(isolate, info[next].As<v8::String>());
+    ++next;
+    for (std::size_t i = 0; i < format.size(); ++i) {
+      if (format[i] != '%' || i + 1 >= format.size()) {
+        out.push_back(format[i]);
+        continue;
+      }
+      const char spec = format[i + 1];
+      if (spec == '%') {
+        out.push_back('%');
+        ++i;
+        continue;
+      }
+      if (std::string_view("sdifjoOc").find(spec) == std::string_view::npos) {
+        out.push_back('%');
+        continue;
+      }
+      ++i;
+      if (next >= info.Length()) {
+        out.push_back('%');
+        out.push_back(spec);
+        continue;
+      }
+      v8::Local<v8::Value> arg = info[next++];
+      if (spec == 'c') continue;  // CSS: ignored, as in Node
+      if (spec == 'd' || spec == 'i' || spec == 'f') {
+        v8::Local<v8::Number> number;
+        if (arg->IsBigInt()) {
+          if (!inspector.inspect(arg, 0, true, out)) return false;
+          continue;
+        }
+        if (!arg->ToNumber(context).ToLocal(&number)) return false;
+        double n = number->Value();
+        if (spec != 'f' && std::isfinite(n)) n = std::trunc(n);
+        if (!inspector.inspect(v8::Number::New(isolate, n), 0, true, out)) return false;
+        continue;
+      }
+      if (spec == 'j') {
+        std::string why;
+        const JsonStatus status = write_json(context, arg, out, why);
+        if (status == JsonStatus::exception) return false;
+        if (status == JsonStatus::unserializable) out += "[Unserializable]";
+        continue;
+      }
+      if (!inspector.inspect(arg, 0, spec == 's', out)) return false;
+    }
+  }
+  for (; next < info.Length(); ++next) {
+    if (!out.empty() || next > first) out.push_back(' ');
+    if (!inspector.inspect(info[next], 0, true, out)) return false;
+  }
+  return true;
+}
+
+}  // namespace corral::sandbox::v8engine

@@ -1,0 +1,53 @@
+#include "sandbox/watchdog.hpp"
+
+namespace corral::sandbox {
+
+Watchdog& Watchdog::instance() {
+  // Leaked on purpose: the thread must outlive every sandbox, including ones
+  // destroyed during static destruction.
+  static Watchdog* watchdog = new Watchdog();
+  return *watchdog;
+}
+
+Watchdog::Watchdog() : thread_([this] { loop(); }) { thread_.detach(); }
+
+Watchdog::Id Watchdog::arm(Clock::time_point deadline, std::function<void()> on_expiry) {
+  std::lock_guard lock(mutex_);
+  const Id id = next_id_++;
+  const bool earliest = deadlines_.empty() || deadline < deadlines_.begin()->first;
+  deadlines_.emplace(deadline, std::make_pair(id, std::move(on_expiry)));
+  if (earliest) wake_.notify_one();
+  return id;
+}
+
+void Watchdog::disarm(Id id) {
+  // The callback runs under mutex_, so once we hold it the callback is
+  // either finished or will never start for this id.
+  std::lock_guard lock(mutex_);
+  for (auto it = deadlines_.begin(); it != deadlines_.end(); ++it) {
+    if (it->second.first == id) {
+      deadlines_.erase(it);
+      return;
+    }
+  }
+}
+
+void Watchdog::loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (deadlines_.empty()) {
+      wake_.wait(lock);
+      continue;
+    }
+    auto first = deadlines_.begin();
+    if (Clock::now() < first->first) {
+      wake_.wait_until(lock, first->first);
+      continue;
+    }
+    auto callback = std::move(first->second.second);
+    deadlines_.erase(first);
+    callback();
+  }
+}
+
+}  // namespace corral::sandbox
