@@ -40,8 +40,10 @@ void Watchdog::loop() {
       continue;
     }
     auto first = deadlines_.begin();
-    if (Clock::now() < first->first) {
-      wake_.wait_until(lock, first->first);
+    // Copy the deadline: disarm() may erase its node while we wait.
+    const Clock::time_point next = first->first;
+    if (Clock::now() < next) {
+      wake_.wait_until(lock, next);
       continue;
     }
     auto callback = std::move(first->second.second);

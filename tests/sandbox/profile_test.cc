@@ -29,7 +29,7 @@ TEST(Profile, PermissiveHasRealClockAndRandomness) {
   EXPECT_EQ(sandbox.eval("eval('1 + 1')").value(), "2");
 }
 
-TEST(Profile, HermeticRefusesCodeFromStrings) {
+TEST(Profile, B54_HermeticRefusesCodeFromStrings) {
   Sandbox sandbox(quick());
   for (const char* code : {"eval('1')", "new Function('return 1')()", "Function('return 1')()",
                            "(async function(){}).constructor('return 1')"}) {
@@ -39,7 +39,7 @@ TEST(Profile, HermeticRefusesCodeFromStrings) {
   }
 }
 
-TEST(Profile, NothingUnboundIsReachable) {
+TEST(Profile, B54_NothingUnboundIsReachable) {
   for (Profile profile : {Profile::hermetic, Profile::permissive}) {
     Options options = quick();
     options.profile = profile;

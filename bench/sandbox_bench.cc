@@ -1,0 +1,117 @@
+// Sandbox benchmarks: fresh-context runs on the standard workloads
+// (../shared/bench/workloads.json) and the cost of tool calls and console.
+//
+//   build/test/bench/sandbox_bench --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true
+//
+// The workloads file is read at start; if it is missing, the built-in copy
+// of the trivial workload is used.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/json.hpp"
+#include "corral/sandbox.hpp"
+
+namespace {
+
+using corral::sandbox::Options;
+using corral::sandbox::Sandbox;
+using corral::sandbox::ToolReply;
+
+std::unique_ptr<Sandbox> make_sandbox() {
+  auto sandbox = std::make_unique<Sandbox>(Options{});
+  sandbox->bind_async("codemode.echo", [](std::string args, ToolReply reply) {
+    reply.resolve(std::move(args));
+  });
+  sandbox->bind("codemode.echo_sync", [](std::string_view args) { return std::string(args); });
+  return sandbox;
+}
+
+// Fresh context + eval("1+1"): the rate compared with isolated-vm.
+void BM_FreshContextEval(benchmark::State& state) {
+  auto sandbox = make_sandbox();
+  for (auto _ : state) benchmark::DoNotOptimize(sandbox->eval("1+1"));
+}
+BENCHMARK(BM_FreshContextEval)->Unit(benchmark::kMicrosecond);
+
+// Sandbox construction (a new isolate) plus its first trivial eval.
+void BM_NewSandboxAndEval(benchmark::State& state) {
+  for (auto _ : state) {
+    Sandbox sandbox;
+    benchmark::DoNotOptimize(sandbox.eval("1+1"));
+  }
+}
+BENCHMARK(BM_NewSandboxAndEval)->Unit(benchmark::kMicrosecond);
+
+// One run making N sync tool calls; the per-call cost is the slope between
+// N = 0 and N = 10000 (items_per_second counts calls).
+void BM_SyncToolCalls(benchmark::State& state) {
+  auto sandbox = make_sandbox();
+  const std::string code = "let s = 0; for (let i = 0; i < " + std::to_string(state.range(0)) +
+                           "; i++) s += codemode.echo_sync(i); s";
+  for (auto _ : state) benchmark::DoNotOptimize(sandbox->eval(code));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_SyncToolCalls)->Arg(0)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// The same with the async tool, awaited one at a time.
+void BM_AsyncToolCalls(benchmark::State& state) {
+  auto sandbox = make_sandbox();
+  const std::string code = "async () => { let s = 0; for (let i = 0; i < " +
+                           std::to_string(state.range(0)) +
+                           "; i++) s += await codemode.echo(i); return s; }";
+  for (auto _ : state) benchmark::DoNotOptimize(sandbox->execute(code));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_AsyncToolCalls)->Arg(0)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
+void BM_Console1000Lines(benchmark::State& state) {
+  auto sandbox = make_sandbox();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sandbox->eval("for (let i = 0; i < 1000; i++) console.log('line', i)"));
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+}
+BENCHMARK(BM_Console1000Lines)->Unit(benchmark::kMicrosecond);
+
+// The standard workloads, each a fresh context per execution.
+void register_workloads() {
+  std::ifstream in(CORRAL_WORKLOADS_JSON);
+  std::string text = "{\"workloads\":[{\"name\":\"trivial\",\"source\":\"async () => 1 + 1\"}]}";
+  if (in) {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  }
+  const auto root = corral::core::parse_json(text, "workloads.json").as_object();
+  for (const auto& workload : root.at("workloads").as_array()) {
+    const std::string name(workload.at("name").as_string());
+    const std::string source(workload.at("source").as_string());
+    const std::string expect =
+        workload.as_object().contains("expect") ? boost::json::serialize(workload.at("expect")) : "";
+    benchmark::RegisterBenchmark(("BM_Workload/" + name).c_str(),
+                                 [source, expect](benchmark::State& state) {
+                                   auto sandbox = make_sandbox();
+                                   const auto first = sandbox->execute(source);
+                                   if (!expect.empty() && first.value() != expect) {
+                                     state.SkipWithError(("unexpected result " + first.value()).c_str());
+                                     return;
+                                   }
+                                   for (auto _ : state) benchmark::DoNotOptimize(sandbox->execute(source));
+                                 })
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_workloads();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
