@@ -1,8 +1,125 @@
-// Placeholder until the command binding lands (issue 3).
+// apps/corral/cmd_commands.cc: `corral tools` and `corral call`, the command
+// binding from a manifest file.
+//
+//   corral tools --manifest FILE              operations and schemas as JSON
+//   corral call --manifest FILE NAME [INPUT]  run one; print the output view
+//
+// `call` exits 0 on success and 1 on any failure, with "corral: <code>:
+// <message>" on stderr (and the output view on stdout when the command ran).
+// SIGINT or SIGTERM cancels the running call (its unit is cleaned up).
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "core/json.hpp"
+#include "corral/bind.hpp"
 #include "subcommands.hpp"
 
 namespace corral::app {
 
-void add_command_commands(CLI::App&, Action&) {}
+namespace {
+
+namespace json = core::json;
+
+int print_tools(const std::string& manifest) {
+  std::unique_ptr<bind::Binding> binding;
+  try {
+    binding = bind::Binding::bind(bind::load_manifest_file(manifest));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
+    return 1;
+  }
+  json::array operations;
+  for (const auto& op : binding->operations()) {
+    json::object entry;
+    entry["name"] = op.name;
+    entry["description"] = op.description;
+    json::array path;
+    for (const auto& segment : op.command_path) path.push_back(json::value(segment));
+    entry["commandPath"] = std::move(path);
+    entry["inputSchema"] = json::parse(op.input_schema);
+    entry["outputSchema"] = json::parse(op.output_schema);
+    operations.push_back(std::move(entry));
+  }
+  json::object out;
+  out["operations"] = std::move(operations);
+  out["unit"] = std::string(process::to_string(binding->status().unit));
+  std::printf("%s\n", json::serialize(out).c_str());
+  return 0;
+}
+
+// Cancels `cancel` when SIGINT or SIGTERM arrives, until destroyed.
+class SignalCanceller {
+ public:
+  explicit SignalCanceller(process::CancelSource cancel) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    thread_ = std::thread([this, cancel]() mutable {
+      timespec tick{0, 50 * 1000 * 1000};
+      while (!done_) {
+        if (sigtimedwait(&set_, nullptr, &tick) > 0) cancel.cancel();
+      }
+    });
+  }
+  ~SignalCanceller() {
+    done_ = true;
+    thread_.join();
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t set_;
+  sigset_t old_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+int run_call(const std::string& manifest, const std::string& name, const std::string& input) {
+  std::unique_ptr<bind::Binding> binding;
+  try {
+    binding = bind::Binding::bind(bind::load_manifest_file(manifest));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
+    return 1;
+  }
+  process::CancelSource cancel;
+  process::RunOptions options;
+  options.cancel = cancel;
+  try {
+    SignalCanceller canceller(cancel);
+    Execution e = binding->call(name, input, options);
+    std::printf("%s\n", e.value().c_str());
+    return 0;
+  } catch (const Error& e) {
+    if (e.execution()) std::printf("%s\n", bind::output_view(*e.execution()).c_str());
+    std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(e.code())).c_str(), e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+void add_command_commands(CLI::App& app, Action& action) {
+  auto* tools = app.add_subcommand("tools", "List a manifest's operations and their schemas");
+  auto manifest = std::make_shared<std::string>();
+  tools->add_option("--manifest", *manifest, "Manifest file (YAML or JSON)")->required();
+  tools->callback([&action, manifest] { action = [manifest] { return print_tools(*manifest); }; });
+
+  auto* call = app.add_subcommand("call", "Run one operation of a manifest");
+  auto call_manifest = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  auto input = std::make_shared<std::string>("{}");
+  call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON)")->required();
+  call->add_option("name", *name, "Operation name (see `corral tools`)")->required();
+  call->add_option("input", *input, R"(Input JSON: {"flags":{...},"args":[...]})");
+  call->callback([&action, call_manifest, name, input] {
+    action = [call_manifest, name, input] { return run_call(*call_manifest, *name, *input); };
+  });
+}
 
 }  // namespace corral::app

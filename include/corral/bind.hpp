@@ -1,0 +1,184 @@
+// corral/bind.hpp: expose a command-line program's commands as typed
+// operations, each call run as one supervised subprocess.
+//
+// A `CommandTree` describes a program: its executable, its commands, their
+// flags (name, type, required, default, description, hidden, deprecated) and
+// positional args. It comes from a manifest file (`load_manifest_file`, YAML
+// or JSON, schema in docs/commands.md) or from a C++ program's CLI11 app
+// (`corral/bind_cli11.hpp`). `Binding::bind` takes a snapshot of it:
+//   - which commands become operations: runnable ones that are not hidden or
+//     deprecated (nor is any ancestor), not `help`/`completion` at the root,
+//     not marked `omit`, and accepted by the exposure policy (which can only
+//     remove; children of an unexposed parent are still visited);
+//   - names: `<root>_<path joined by _>` (`prefix` replaces the root), explicit
+//     renames per command path; two commands with one name fail the bind,
+//     naming both; names must match ^[A-Za-z0-9_.-]{1,128}$;
+//   - input `{"flags": {...}, "args": [...]}` (flags keyed by name,
+//     additionalProperties false, required flags required), output
+//     `{"stdout","stderr","exitCode","truncated"}`; each flag type has a codec
+//     that publishes a JSON Schema and encodes `--name=value` tokens.
+// A call runs: executable, command path, one `--name=value` per encoded value
+// in flag order, `--`, then the positional args. Input never chooses the
+// executable, directory or environment. A value the command line cannot
+// express faithfully fails `invalid_request` before any process starts.
+//
+// Example:
+//   auto tree = corral::bind::load_manifest_file("examples/coreutils.yaml");
+//   auto binding = corral::bind::Binding::bind(std::move(tree));
+//   for (const auto& op : binding->operations()) puts(op.name.c_str());  // never takes a slot
+//   corral::Execution e = binding->call("coreutils_echo", R"({"args":["-rf","/"]})");
+//   corral::bind::output_view(e);  // {"stdout":"-rf
+//   /\n","stderr":"","exitCode":0,"truncated":false}
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corral/execution.hpp"
+#include "corral/process.hpp"
+
+namespace corral::bind {
+
+// FlagSpec: one flag as the program declares it.
+struct FlagSpec {
+  std::string name;             // long name, without dashes
+  std::string type = "string";  // codec name (see docs/commands.md) or a custom type
+  bool required = false;
+  std::optional<std::string> default_json;  // JSON text, published as "default"
+  std::string description;
+  bool hidden = false;
+  bool deprecated = false;
+  // The program keeps taking values after this flag until the next option,
+  // and takes a `--` right after it as the end of those values (CLI11's
+  // multi-value options do). When such a flag is encoded last, the binding
+  // sends `--` twice so the positionals still follow a separator.
+  bool greedy = false;
+};
+
+// ArgSpec: one positional argument (all positionals are strings).
+struct ArgSpec {
+  std::string name;
+  std::string description;
+  bool required = false;
+  bool variadic = false;  // last only: takes the rest
+};
+
+// CommandSpec: one command in the tree.
+struct CommandSpec {
+  std::string name;
+  std::string description;
+  bool runnable = true;  // false for a pure group
+  bool hidden = false;
+  bool deprecated = false;
+  bool omit = false;                          // never an operation (children still are)
+  std::optional<std::string> operation_name;  // explicit name, replaces the derived one
+  std::vector<FlagSpec> flags;                // local flags
+  std::vector<FlagSpec> persistent_flags;     // local, and inherited by descendants
+  std::optional<std::vector<ArgSpec>> args;   // nullopt: any number of positionals
+  std::vector<CommandSpec> commands;
+};
+
+// CommandTree: a program and its commands.
+struct CommandTree {
+  std::string executable;  // path or bare name (resolved in PATH at bind time)
+  CommandSpec root;        // root.name is the first segment of operation names
+  process::Hardening hardening;
+  process::SupervisorOptions supervisor;
+};
+
+// CommandInfo: what the exposure policy and flag filter see.
+struct CommandInfo {
+  std::vector<std::string> path;  // below the root; empty for the root itself
+  const CommandSpec* spec = nullptr;
+};
+
+// TextCodec: a codec for a flag whose command-line form is one string, with
+// JSON Schema constraints that narrow the published schema ({"enum":[..]},
+// {"pattern":..}, {"maxLength":..}). Constraints may not change "type"; the
+// enum, pattern and length constraints are also enforced before a call.
+struct TextCodec {
+  std::string constraints_json = "{}";
+};
+
+// BindOptions: choices of the host, not of the program.
+struct BindOptions {
+  std::optional<std::string> prefix;  // replaces the root segment of every name
+  // Command path below the root, joined by spaces ("foo bar"), to name.
+  std::map<std::string, std::string> operation_names;
+  // Returns false to withhold a command that passed the mandatory filters.
+  std::function<bool(const CommandInfo&)> exposure;
+  // Returns false to withhold a flag of a command.
+  std::function<bool(const CommandInfo&, const FlagSpec&)> flag_filter;
+  // Codecs by flag name; take precedence over the built-in type codecs.
+  std::map<std::string, TextCodec> codecs;
+};
+
+// Operation: one bound command, as discovery shows it.
+struct Operation {
+  std::string name;
+  std::string description;
+  std::vector<std::string> command_path;  // below the root
+  std::string input_schema;               // JSON Schema (text)
+  std::string output_schema;              // JSON Schema (text)
+};
+
+// Binding: a frozen snapshot of a tree's operations plus the Supervisor that
+// runs their calls.
+//
+// Thread-safe: operations(), find(), argv_for(), call(), status() and
+// shutdown() may be called concurrently. Discovery never takes a slot.
+// Destruction shuts the supervisor down (see process::Supervisor).
+class Binding {
+ public:
+  // Binds `tree`. Throws std::invalid_argument naming what is wrong: a name
+  // collision (both command paths), a bad name, a flag type with no codec
+  // (command, flag, type), a codec that changes its type, an invalid
+  // default, an executable that does not exist. Throws corral::SetupError
+  // (unavailable) if the supervisor's forced unit is not available.
+  static std::unique_ptr<Binding> bind(CommandTree tree, const BindOptions& options = {});
+  ~Binding();
+
+  const std::vector<Operation>& operations() const noexcept;
+  // nullptr when there is no such operation.
+  const Operation* find(std::string_view name) const noexcept;
+
+  // The argv a call with `input_json` would run (no process starts).
+  // Throws corral::SandboxError (invalid_request) for an unknown operation or
+  // an input the schema or the command line cannot take.
+  std::vector<std::string> argv_for(std::string_view name, std::string_view input_json) const;
+
+  // Runs one call. Returns the Execution (its value() is the output view) of
+  // a zero exit; throws like process::Supervisor::run otherwise, plus
+  // invalid_request before anything starts (see argv_for).
+  Execution call(std::string_view name, std::string_view input_json,
+                 const process::RunOptions& options = {});
+
+  process::Status status() const;
+  bool shutdown(process::Clock::time_point deadline);
+
+ private:
+  class Impl;
+  explicit Binding(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// {"stdout":..,"stderr":..,"exitCode":..,"truncated":..} for any Execution
+// (exitCode -1 when the command was stopped before it exited).
+std::string output_view(const Execution& execution);
+
+// The JSON Schema every operation's output follows.
+std::string output_schema();
+
+// Parses a manifest (YAML, or JSON when it starts with '{'). Throws
+// std::invalid_argument naming the offending key.
+CommandTree load_manifest(std::string_view text);
+// Reads and parses a manifest file; relative `executable` and
+// `working_directory` resolve against the file's directory.
+CommandTree load_manifest_file(const std::string& path);
+
+}  // namespace corral::bind

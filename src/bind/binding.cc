@@ -1,0 +1,390 @@
+// src/bind/binding.cc: tree -> operations (filters, names, flags, schemas),
+// input -> argv, and calls through the Supervisor.
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "bind/codecs.hpp"
+#include "corral/bind.hpp"
+#include "process/spawn.hpp"
+
+namespace corral::bind {
+
+namespace {
+
+const std::regex& name_regex() {
+  static const std::regex re("^[A-Za-z0-9_.-]{1,128}$");
+  return re;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i != 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+[[noreturn]] void invalid_input(const std::string& operation, const std::string& message) {
+  throw_failure(FailureCode::invalid_request, operation + ": " + message);
+}
+
+// BoundFlag: a published flag with its codec.
+struct BoundFlag {
+  FlagSpec spec;
+  std::shared_ptr<const Codec> codec;
+};
+
+// Bound: an operation plus what a call needs.
+struct Bound {
+  Operation operation;
+  std::vector<std::string> command_path;
+  std::vector<BoundFlag> flags;  // in flag order
+  std::optional<std::vector<ArgSpec>> args;
+};
+
+bool empty_container(const json::value& v) {
+  return (v.is_array() && v.get_array().empty()) || (v.is_object() && v.get_object().empty());
+}
+
+std::string display_path(const std::string& root, const std::vector<std::string>& path) {
+  return path.empty() ? root : root + " " + join(path, " ");
+}
+
+}  // namespace
+
+std::string output_schema() {
+  json::object props;
+  props["stdout"] = json::object{{"type", "string"}};
+  props["stderr"] = json::object{{"type", "string"}};
+  props["exitCode"] = json::object{{"type", "integer"}};
+  props["truncated"] = json::object{{"type", "boolean"}};
+  json::object schema;
+  schema["type"] = "object";
+  schema["properties"] = std::move(props);
+  schema["required"] = json::array{"stdout", "stderr", "exitCode", "truncated"};
+  schema["additionalProperties"] = false;
+  return json::serialize(schema);
+}
+
+std::string output_view(const Execution& execution) {
+  json::object view;
+  view["stdout"] = execution.stdout_text();
+  view["stderr"] = execution.stderr_text();
+  view["exitCode"] = execution.exit_code() ? *execution.exit_code() : -1;
+  view["truncated"] = execution.stdout_truncated() || execution.stderr_truncated();
+  return json::serialize(view);
+}
+
+class Binding::Impl {
+ public:
+  Impl(CommandTree tree, const BindOptions& options) : tree_(std::move(tree)) {
+    if (tree_.root.name.empty()) throw std::invalid_argument("the root command has no name");
+    try {
+      process::Command probe{{tree_.executable}, tree_.hardening};
+      executable_ = process::resolve_executable(probe);
+    } catch (const process::SpawnError& e) {
+      throw std::invalid_argument(std::string("executable: ") + e.what());
+    }
+    root_segment_ = options.prefix ? *options.prefix : tree_.root.name;
+    for (const auto& [flag, codec] : options.codecs) {
+      try {
+        codecs_[flag] = text_codec(codec.constraints_json);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("codec for flag --" + flag + ": " + e.what());
+      }
+    }
+    std::vector<std::string> path;
+    std::vector<FlagSpec> inherited;
+    visit(tree_.root, path, inherited, false, options);
+    for (const auto& [key, name] : options.operation_names) {
+      if (used_renames_.count(key) == 0) {
+        throw std::invalid_argument("operation name given for \"" + key +
+                                    "\", which is not a bound command");
+      }
+    }
+    for (const auto& b : bound_) operations_.push_back(b.operation);
+    supervisor_ = std::make_unique<process::Supervisor>(tree_.supervisor);
+  }
+
+  const std::vector<Operation>& operations() const noexcept { return operations_; }
+
+  const Bound* find(std::string_view name) const noexcept {
+    for (const auto& b : bound_) {
+      if (b.operation.name == name) return &b;
+    }
+    return nullptr;
+  }
+
+  std::vector<std::string> argv_for(std::string_view name, std::string_view input_json) const {
+    const Bound* b = find(name);
+    if (b == nullptr) {
+      throw_failure(FailureCode::invalid_request, "no such operation: " + std::string(name));
+    }
+    const std::string& op = b->operation.name;
+    json::value input;
+    try {
+      input = core::parse_json(input_json.empty() ? "{}" : input_json, "input");
+    } catch (const std::invalid_argument& e) {
+      invalid_input(op, e.what());
+    }
+    if (!input.is_object()) invalid_input(op, "input must be a JSON object");
+    const json::object& object = input.get_object();
+    for (const auto& [key, value] : object) {
+      if (key != "flags" && key != "args") {
+        invalid_input(op, "unknown input key \"" + std::string(key) + "\"");
+      }
+    }
+    const json::object empty;
+    const json::object* flags = &empty;
+    if (auto* f = object.if_contains("flags")) {
+      if (!f->is_object()) invalid_input(op, "flags must be an object");
+      flags = &f->get_object();
+    }
+    std::vector<std::string> argv{executable_};
+    argv.insert(argv.end(), b->command_path.begin(), b->command_path.end());
+    for (const auto& [key, value] : *flags) {
+      bool known = false;
+      for (const auto& flag : b->flags) known = known || flag.spec.name == key;
+      if (!known) invalid_input(op, "unknown flag \"" + std::string(key) + "\"");
+    }
+    bool last_greedy = false;
+    for (const auto& flag : b->flags) {
+      const json::value* value = flags->if_contains(flag.spec.name);
+      if (value == nullptr) {
+        if (flag.spec.required) invalid_input(op, "flag \"" + flag.spec.name + "\" is required");
+        continue;
+      }
+      if (empty_container(*value) && flag.spec.default_json &&
+          !empty_container(core::parse_json(*flag.spec.default_json, "default"))) {
+        // Encoding nothing would leave the program's non-empty default.
+        invalid_input(op, "flag \"" + flag.spec.name +
+                              "\": an empty value cannot override its non-empty default");
+      }
+      size_t before = argv.size();
+      try {
+        flag.codec->encode(flag.spec.name, *value, argv);
+      } catch (const std::invalid_argument& e) {
+        invalid_input(op, "flag \"" + flag.spec.name + "\": " + e.what());
+      }
+      if (argv.size() != before) last_greedy = flag.spec.greedy;
+    }
+    if (last_greedy) argv.push_back("--");  // ends the greedy flag's values
+    argv.push_back("--");
+    size_t arg_count = 0;
+    if (auto* a = object.if_contains("args")) {
+      if (!a->is_array()) invalid_input(op, "args must be an array of strings");
+      for (const auto& arg : a->get_array()) {
+        if (!arg.is_string()) invalid_input(op, "args must be an array of strings");
+        std::string text(arg.get_string());
+        if (text.find('\0') != std::string::npos) invalid_input(op, "an arg contains a NUL byte");
+        argv.push_back(std::move(text));
+        ++arg_count;
+      }
+    }
+    check_arg_count(*b, arg_count);
+    return argv;
+  }
+
+  Execution call(std::string_view name, std::string_view input_json,
+                 const process::RunOptions& options) {
+    process::Command command{argv_for(name, input_json), tree_.hardening};
+    Execution e = supervisor_->run(command, options);
+    ExecutionData data = e.data();
+    data.value = output_view(e);
+    return Execution(std::move(data));
+  }
+
+  process::Status status() const { return supervisor_->status(); }
+  bool shutdown(process::Clock::time_point deadline) { return supervisor_->shutdown(deadline); }
+
+ private:
+  void check_arg_count(const Bound& b, size_t given) const {
+    if (!b.args) return;
+    size_t min = 0, max = b.args->size();
+    bool unbounded = false;
+    for (const auto& a : *b.args) {
+      min += a.required ? 1 : 0;
+      unbounded = unbounded || a.variadic;
+    }
+    if (given < min) {
+      invalid_input(b.operation.name, "needs at least " + std::to_string(min) + " args");
+    }
+    if (!unbounded && given > max) {
+      invalid_input(b.operation.name, "takes at most " + std::to_string(max) + " args");
+    }
+  }
+
+  void visit(const CommandSpec& spec, std::vector<std::string>& path,
+             const std::vector<FlagSpec>& inherited, bool ancestor_withheld,
+             const BindOptions& options) {
+    bool withheld = ancestor_withheld || spec.hidden || spec.deprecated;
+    bool root_builtin = path.size() == 1 && (path[0] == "help" || path[0] == "completion");
+    CommandInfo info{path, &spec};
+    if (spec.runnable && !withheld && !root_builtin && !spec.omit &&
+        (!options.exposure || options.exposure(info))) {
+      bind_command(spec, path, inherited, options);
+    }
+    // Children see this command's persistent flags after their own.
+    std::vector<FlagSpec> next = spec.persistent_flags;
+    next.insert(next.end(), inherited.begin(), inherited.end());
+    for (const auto& child : spec.commands) {
+      path.push_back(child.name);
+      visit(child, path, next, withheld, options);
+      path.pop_back();
+    }
+  }
+
+  void bind_command(const CommandSpec& spec, const std::vector<std::string>& path,
+                    const std::vector<FlagSpec>& inherited, const BindOptions& options) {
+    std::string where = display_path(tree_.root.name, path);
+    Bound b;
+    b.command_path = path;
+    b.args = spec.args;
+
+    // Name.
+    std::vector<std::string> segments{root_segment_};
+    segments.insert(segments.end(), path.begin(), path.end());
+    std::string name = join(segments, "_");
+    std::string key = join(path, " ");
+    if (spec.operation_name) name = *spec.operation_name;
+    if (auto it = options.operation_names.find(key); it != options.operation_names.end()) {
+      name = it->second;
+      used_renames_.insert(key);
+    }
+    if (!std::regex_match(name, name_regex())) {
+      throw std::invalid_argument("command \"" + where + "\": operation name \"" + name +
+                                  "\" does not match ^[A-Za-z0-9_.-]{1,128}$");
+    }
+    if (auto it = names_.find(name); it != names_.end()) {
+      throw std::invalid_argument("commands \"" + it->second + "\" and \"" + where +
+                                  "\" both map to operation \"" + name +
+                                  "\"; rename one (BindOptions::operation_names)");
+    }
+    names_[name] = where;
+
+    // Flags: local, the command's persistent ones, then inherited; a nearer
+    // flag shadows a farther one of the same name.
+    std::vector<FlagSpec> all = spec.flags;
+    all.insert(all.end(), spec.persistent_flags.begin(), spec.persistent_flags.end());
+    all.insert(all.end(), inherited.begin(), inherited.end());
+    std::set<std::string> seen;
+    CommandInfo info{path, &spec};
+    json::object properties;
+    json::array required;
+    for (const auto& flag : all) {
+      if (!seen.insert(flag.name).second) continue;
+      if (flag.name == "help" || flag.hidden || flag.deprecated) continue;
+      if (options.flag_filter && !options.flag_filter(info, flag)) continue;
+      std::shared_ptr<const Codec> codec;
+      if (auto it = codecs_.find(flag.name); it != codecs_.end()) {
+        codec = it->second;
+      } else {
+        codec = builtin_codec(flag.type);
+      }
+      if (!codec) {
+        throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
+                                    " has type \"" + flag.type +
+                                    "\" with no codec (register one in BindOptions::codecs)");
+      }
+      json::object schema = codec->schema();
+      if (!flag.description.empty()) schema["description"] = flag.description;
+      if (flag.default_json) {
+        json::value def;
+        try {
+          def = core::parse_json(*flag.default_json, "default");
+          std::vector<std::string> scratch;
+          codec->encode(flag.name, def, scratch);
+        } catch (const std::exception& e) {
+          throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
+                                      ": bad default: " + e.what());
+        }
+        schema["default"] = def;
+      }
+      properties[flag.name] = std::move(schema);
+      if (flag.required) required.push_back(json::value(flag.name));
+      b.flags.push_back(BoundFlag{flag, codec});
+    }
+
+    json::object flags_schema;
+    flags_schema["type"] = "object";
+    flags_schema["properties"] = std::move(properties);
+    flags_schema["additionalProperties"] = false;
+    bool any_required = !required.empty();
+    if (any_required) flags_schema["required"] = std::move(required);
+
+    json::object args_schema;
+    args_schema["type"] = "array";
+    args_schema["items"] = json::object{{"type", "string"}};
+    if (spec.args) {
+      size_t min = 0;
+      bool unbounded = false;
+      std::string names;
+      for (const auto& a : *spec.args) {
+        min += a.required ? 1 : 0;
+        unbounded = unbounded || a.variadic;
+        names += (names.empty() ? "" : " ") + a.name + (a.variadic ? "..." : "");
+      }
+      if (min > 0) args_schema["minItems"] = min;
+      if (!unbounded) args_schema["maxItems"] = spec.args->size();
+      if (!names.empty()) args_schema["description"] = "positional: " + names;
+    }
+
+    json::object input;
+    input["type"] = "object";
+    json::object input_props;
+    input_props["flags"] = std::move(flags_schema);
+    input_props["args"] = std::move(args_schema);
+    input["properties"] = std::move(input_props);
+    input["additionalProperties"] = false;
+    if (any_required) input["required"] = json::array{"flags"};
+
+    b.operation.name = name;
+    b.operation.description = spec.description;
+    b.operation.command_path = path;
+    b.operation.input_schema = json::serialize(input);
+    b.operation.output_schema = output_schema();
+    bound_.push_back(std::move(b));
+  }
+
+  CommandTree tree_;
+  std::string executable_;
+  std::string root_segment_;
+  std::map<std::string, std::shared_ptr<const Codec>> codecs_;
+  std::map<std::string, std::string> names_;  // operation name -> command path
+  std::set<std::string> used_renames_;
+  std::vector<Bound> bound_;
+  std::vector<Operation> operations_;
+  std::unique_ptr<process::Supervisor> supervisor_;
+};
+
+std::unique_ptr<Binding> Binding::bind(CommandTree tree, const BindOptions& options) {
+  return std::unique_ptr<Binding>(new Binding(std::make_unique<Impl>(std::move(tree), options)));
+}
+
+Binding::Binding(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Binding::~Binding() = default;
+
+const std::vector<Operation>& Binding::operations() const noexcept { return impl_->operations(); }
+
+const Operation* Binding::find(std::string_view name) const noexcept {
+  const Bound* b = impl_->find(name);
+  return b != nullptr ? &b->operation : nullptr;
+}
+
+std::vector<std::string> Binding::argv_for(std::string_view name,
+                                           std::string_view input_json) const {
+  return impl_->argv_for(name, input_json);
+}
+
+Execution Binding::call(std::string_view name, std::string_view input_json,
+                        const process::RunOptions& options) {
+  return impl_->call(name, input_json, options);
+}
+
+process::Status Binding::status() const { return impl_->status(); }
+
+bool Binding::shutdown(process::Clock::time_point deadline) { return impl_->shutdown(deadline); }
+
+}  // namespace corral::bind

@@ -1,0 +1,417 @@
+// src/bind/codecs.cc: the built-in codecs (pflag's standard types) and the
+// text codec for custom one-string types.
+#include "bind/codecs.hpp"
+
+#include <cfloat>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <stdexcept>
+
+namespace corral::bind {
+
+namespace {
+
+enum class Scalar {
+  boolean,
+  int8,
+  int16,
+  int32,
+  int64,
+  uint8,
+  uint16,
+  uint32,
+  uint64,
+  float32,
+  float64,
+  string,
+  duration,
+  count,
+};
+
+constexpr const char* kDurationPattern =
+    "^[-+]?(0|((\\d+(\\.\\d*)?|\\.\\d+)(ns|us|\xc2\xb5s|ms|s|m|h))+)$";
+
+const std::regex& duration_regex() {
+  static const std::regex re(kDurationPattern);
+  return re;
+}
+
+[[noreturn]] void reject(const std::string& message) { throw std::invalid_argument(message); }
+
+struct IntRange {
+  __int128 min;
+  __int128 max;
+};
+
+IntRange range_of(Scalar s) {
+  switch (s) {
+    case Scalar::int8:
+      return {INT8_MIN, INT8_MAX};
+    case Scalar::int16:
+      return {INT16_MIN, INT16_MAX};
+    case Scalar::int32:
+      return {INT32_MIN, INT32_MAX};
+    case Scalar::uint8:
+      return {0, UINT8_MAX};
+    case Scalar::uint16:
+      return {0, UINT16_MAX};
+    case Scalar::uint32:
+      return {0, UINT32_MAX};
+    case Scalar::uint64:
+      return {0, static_cast<__int128>(UINT64_MAX)};
+    case Scalar::count:
+      return {0, INT64_MAX};
+    default:
+      return {INT64_MIN, INT64_MAX};
+  }
+}
+
+// An exact integer from any JSON number that holds one.
+__int128 integer_of(const json::value& v) {
+  if (v.is_int64()) return v.get_int64();
+  if (v.is_uint64()) return v.get_uint64();
+  if (v.is_double()) {
+    double d = v.get_double();
+    // Doubles past 2^53 no longer name one integer: not faithful.
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= 9007199254740992.0) {
+      return static_cast<__int128>(static_cast<std::int64_t>(d));
+    }
+  }
+  reject("expected an integer, got " + json::serialize(v));
+}
+
+std::string int128_text(__int128 n) {
+  if (n == 0) return "0";
+  bool negative = n < 0;
+  unsigned __int128 u =
+      negative ? static_cast<unsigned __int128>(-(n + 1)) + 1 : static_cast<unsigned __int128>(n);
+  std::string out;
+  while (u != 0) {
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  return negative ? "-" + out : out;
+}
+
+void check_string(const std::string_view s) {
+  if (s.find('\0') != std::string_view::npos)
+    reject("a command-line argument cannot hold a NUL byte");
+}
+
+std::string scalar_text(Scalar s, const json::value& v) {
+  switch (s) {
+    case Scalar::boolean:
+      if (!v.is_bool()) reject("expected a boolean, got " + json::serialize(v));
+      return v.get_bool() ? "true" : "false";
+    case Scalar::float32:
+    case Scalar::float64: {
+      if (!v.is_number()) reject("expected a number, got " + json::serialize(v));
+      double d = v.to_number<double>();
+      char buffer[64];
+      std::to_chars_result r;
+      if (s == Scalar::float32) {
+        if (std::fabs(d) > FLT_MAX) reject("out of range for float32: " + json::serialize(v));
+        r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(d));
+      } else {
+        r = std::to_chars(buffer, buffer + sizeof buffer, d);
+      }
+      return std::string(buffer, r.ptr);
+    }
+    case Scalar::string: {
+      if (!v.is_string()) reject("expected a string, got " + json::serialize(v));
+      std::string text(v.get_string());
+      check_string(text);
+      return text;
+    }
+    case Scalar::duration: {
+      if (!v.is_string()) reject("expected a duration string such as \"1m30s\"");
+      std::string text(v.get_string());
+      if (!std::regex_match(text, duration_regex())) reject("not a duration: " + text);
+      return text;
+    }
+    default: {
+      __int128 n = integer_of(v);
+      IntRange r = range_of(s);
+      if (n < r.min || n > r.max) reject("out of range: " + json::serialize(v));
+      return int128_text(n);
+    }
+  }
+}
+
+json::object scalar_schema(Scalar s) {
+  json::object o;
+  switch (s) {
+    case Scalar::boolean:
+      o["type"] = "boolean";
+      break;
+    case Scalar::float32:
+      o["type"] = "number";
+      o["minimum"] = -static_cast<double>(FLT_MAX);
+      o["maximum"] = static_cast<double>(FLT_MAX);
+      break;
+    case Scalar::float64:
+      o["type"] = "number";
+      break;
+    case Scalar::string:
+      o["type"] = "string";
+      break;
+    case Scalar::duration:
+      o["type"] = "string";
+      o["pattern"] = kDurationPattern;
+      break;
+    default: {
+      o["type"] = "integer";
+      IntRange r = range_of(s);
+      o["minimum"] = static_cast<std::int64_t>(r.min);
+      if (r.max > INT64_MAX) {
+        o["maximum"] = static_cast<std::uint64_t>(r.max);
+      } else {
+        o["maximum"] = static_cast<std::int64_t>(r.max);
+      }
+      break;
+    }
+  }
+  return o;
+}
+
+std::string token(std::string_view flag, std::string_view value) {
+  std::string t = "--";
+  t.append(flag);
+  t += '=';
+  t.append(value);
+  return t;
+}
+
+// ScalarCodec: one token.
+class ScalarCodec final : public Codec {
+ public:
+  explicit ScalarCodec(Scalar s) : s_(s) {}
+  json::object schema() const override { return scalar_schema(s_); }
+  void encode(std::string_view flag, const json::value& value,
+              std::vector<std::string>& argv) const override {
+    argv.push_back(token(flag, scalar_text(s_, value)));
+  }
+
+ private:
+  Scalar s_;
+};
+
+// SwitchCodec: a flag that takes no value (`--name` or nothing), for
+// programs whose boolean options refuse `--name=true`.
+class SwitchCodec final : public Codec {
+ public:
+  json::object schema() const override { return scalar_schema(Scalar::boolean); }
+  void encode(std::string_view flag, const json::value& value,
+              std::vector<std::string>& argv) const override {
+    if (!value.is_bool()) reject("expected a boolean, got " + json::serialize(value));
+    if (value.get_bool()) argv.push_back("--" + std::string(flag));
+  }
+};
+
+// SliceCodec: one token per element. `csv` elements are split on commas by
+// the program (pflag's *Slice types), so commas and quotes are refused.
+class SliceCodec final : public Codec {
+ public:
+  SliceCodec(Scalar s, bool csv) : s_(s), csv_(csv) {}
+  json::object schema() const override {
+    json::object o;
+    o["type"] = "array";
+    o["items"] = scalar_schema(s_);
+    return o;
+  }
+  void encode(std::string_view flag, const json::value& value,
+              std::vector<std::string>& argv) const override {
+    if (!value.is_array()) reject("expected an array, got " + json::serialize(value));
+    for (const auto& element : value.get_array()) {
+      std::string text = scalar_text(s_, element);
+      if (csv_ && text.find_first_of(",\"\r\n") != std::string::npos) {
+        reject("element " + json::serialize(element) +
+               " would be split by the program (commas, quotes and newlines are not faithful)");
+      }
+      argv.push_back(token(flag, text));
+    }
+  }
+
+ private:
+  Scalar s_;
+  bool csv_;
+};
+
+// MapCodec: one `--name=key=value` token per entry, keys in sorted order.
+class MapCodec final : public Codec {
+ public:
+  explicit MapCodec(Scalar value_kind) : s_(value_kind) {}
+  json::object schema() const override {
+    json::object o;
+    o["type"] = "object";
+    o["additionalProperties"] = scalar_schema(s_);
+    return o;
+  }
+  void encode(std::string_view flag, const json::value& value,
+              std::vector<std::string>& argv) const override {
+    if (!value.is_object()) reject("expected an object, got " + json::serialize(value));
+    std::map<std::string, std::string> sorted;
+    for (const auto& [key, v] : value.get_object()) {
+      std::string k(key);
+      check_string(k);
+      if (k.empty() || k.find_first_of("=,\"\r\n") != std::string::npos) {
+        reject("key \"" + k + "\" cannot be expressed (no '=', ',', quotes or newlines)");
+      }
+      std::string text = scalar_text(s_, v);
+      if (text.find_first_of(",\"\r\n") != std::string::npos) {
+        reject("value for \"" + k + "\" would be split by the program");
+      }
+      sorted[k] = text;
+    }
+    for (const auto& [k, v] : sorted) argv.push_back(token(flag, k + "=" + v));
+  }
+
+ private:
+  Scalar s_;
+};
+
+size_t code_points(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// TextCodecImpl: a string narrowed by constraints; enum, pattern, minLength
+// and maxLength are enforced, the rest only published.
+class TextCodecImpl final : public Codec {
+ public:
+  explicit TextCodecImpl(json::object constraints) : schema_(std::move(constraints)) {
+    schema_["type"] = "string";
+    if (auto* p = schema_.if_contains("pattern")) {
+      if (!p->is_string()) reject("pattern must be a string");
+      pattern_ = std::regex(std::string(p->get_string()), std::regex::ECMAScript);
+    }
+    if (auto* e = schema_.if_contains("enum")) {
+      if (!e->is_array()) reject("enum must be an array");
+      for (const auto& item : e->get_array()) {
+        if (!item.is_string()) reject("enum of a text codec must list strings");
+      }
+    }
+  }
+  json::object schema() const override { return schema_; }
+  void encode(std::string_view flag, const json::value& value,
+              std::vector<std::string>& argv) const override {
+    std::string text = scalar_text(Scalar::string, value);
+    if (auto* e = schema_.if_contains("enum")) {
+      bool found = false;
+      for (const auto& item : e->get_array()) found = found || item.get_string() == text;
+      if (!found) reject("\"" + text + "\" is not one of " + json::serialize(*e));
+    }
+    if (pattern_ && !std::regex_search(text, *pattern_)) {
+      reject("\"" + text + "\" does not match " + json::serialize(schema_.at("pattern")));
+    }
+    if (auto* m = schema_.if_contains("maxLength");
+        m && m->is_number() && code_points(text) > m->to_number<double>()) {
+      reject("longer than maxLength");
+    }
+    if (auto* m = schema_.if_contains("minLength");
+        m && m->is_number() && code_points(text) < m->to_number<double>()) {
+      reject("shorter than minLength");
+    }
+    argv.push_back(token(flag, text));
+  }
+
+ private:
+  json::object schema_;
+  std::optional<std::regex> pattern_;
+};
+
+struct Entry {
+  enum Shape { scalar, slice, csv_slice, map, flag_switch } shape;
+  Scalar scalar_kind;
+};
+
+const std::map<std::string, Entry, std::less<>>& table() {
+  static const std::map<std::string, Entry, std::less<>> t = {
+      {"bool", {Entry::scalar, Scalar::boolean}},
+      {"switch", {Entry::flag_switch, Scalar::boolean}},
+      {"int", {Entry::scalar, Scalar::int64}},
+      {"int8", {Entry::scalar, Scalar::int8}},
+      {"int16", {Entry::scalar, Scalar::int16}},
+      {"int32", {Entry::scalar, Scalar::int32}},
+      {"int64", {Entry::scalar, Scalar::int64}},
+      {"uint", {Entry::scalar, Scalar::uint64}},
+      {"uint8", {Entry::scalar, Scalar::uint8}},
+      {"uint16", {Entry::scalar, Scalar::uint16}},
+      {"uint32", {Entry::scalar, Scalar::uint32}},
+      {"uint64", {Entry::scalar, Scalar::uint64}},
+      {"float32", {Entry::scalar, Scalar::float32}},
+      {"float64", {Entry::scalar, Scalar::float64}},
+      {"string", {Entry::scalar, Scalar::string}},
+      {"duration", {Entry::scalar, Scalar::duration}},
+      {"count", {Entry::scalar, Scalar::count}},
+      {"stringSlice", {Entry::csv_slice, Scalar::string}},
+      {"stringArray", {Entry::slice, Scalar::string}},
+      {"intSlice", {Entry::csv_slice, Scalar::int64}},
+      {"int32Slice", {Entry::csv_slice, Scalar::int32}},
+      {"int64Slice", {Entry::csv_slice, Scalar::int64}},
+      {"uintSlice", {Entry::csv_slice, Scalar::uint64}},
+      {"float32Slice", {Entry::csv_slice, Scalar::float32}},
+      {"float64Slice", {Entry::csv_slice, Scalar::float64}},
+      {"boolSlice", {Entry::csv_slice, Scalar::boolean}},
+      {"durationSlice", {Entry::csv_slice, Scalar::duration}},
+      {"stringToString", {Entry::map, Scalar::string}},
+      {"stringToInt", {Entry::map, Scalar::int64}},
+      {"stringToInt64", {Entry::map, Scalar::int64}},
+  };
+  return t;
+}
+
+}  // namespace
+
+std::shared_ptr<const Codec> builtin_codec(std::string_view type) {
+  auto it = table().find(type);
+  if (it == table().end()) return nullptr;
+  const Entry& e = it->second;
+  switch (e.shape) {
+    case Entry::scalar:
+      return std::make_shared<ScalarCodec>(e.scalar_kind);
+    case Entry::slice:
+      return std::make_shared<SliceCodec>(e.scalar_kind, false);
+    case Entry::csv_slice:
+      return std::make_shared<SliceCodec>(e.scalar_kind, true);
+    case Entry::map:
+      return std::make_shared<MapCodec>(e.scalar_kind);
+    case Entry::flag_switch:
+      return std::make_shared<SwitchCodec>();
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& builtin_types() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, entry] : table()) out.push_back(name);
+    return out;
+  }();
+  return names;
+}
+
+std::shared_ptr<const Codec> text_codec(std::string_view constraints_json) {
+  json::value parsed;
+  try {
+    parsed = core::parse_json(constraints_json, "codec constraints");
+  } catch (const std::invalid_argument& e) {
+    reject(e.what());
+  }
+  if (!parsed.is_object()) reject("codec constraints must be a JSON object");
+  const json::object& o = parsed.get_object();
+  if (auto* t = o.if_contains("type"); t && !(t->is_string() && t->get_string() == "string")) {
+    reject("a text codec may narrow its schema but not change its type (got \"type\": " +
+           json::serialize(*t) + ")");
+  }
+  try {
+    return std::make_shared<TextCodecImpl>(o);
+  } catch (const std::regex_error& e) {
+    reject(std::string("bad pattern: ") + e.what());
+  }
+}
+
+}  // namespace corral::bind

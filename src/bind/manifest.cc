@@ -1,0 +1,314 @@
+// src/bind/manifest.cc: manifest files (YAML or JSON) -> CommandTree. YAML is
+// read with yaml-cpp and turned into the same JSON value a JSON manifest
+// parses to, so one strict reader checks both.
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/json.hpp"
+#include "core/units.hpp"
+#include "corral/bind.hpp"
+
+namespace corral::bind {
+
+namespace {
+
+namespace json = core::json;
+
+[[noreturn]] void bad(const std::string& where, const std::string& message) {
+  throw std::invalid_argument("manifest: " + where + ": " + message);
+}
+
+json::value from_yaml(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Sequence: {
+      json::array out;
+      for (const auto& item : node) out.push_back(from_yaml(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      json::object out;
+      for (const auto& entry : node) out[entry.first.as<std::string>()] = from_yaml(entry.second);
+      return out;
+    }
+    case YAML::NodeType::Scalar:
+      break;
+  }
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return json::value(text);  // quoted: always a string
+  static const std::regex integer("^[-+]?[0-9]+$");
+  static const std::regex number("^[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+|[0-9]+)([eE][-+]?[0-9]+)?$");
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (text == "null" || text == "~" || text == "Null" || text == "NULL") return nullptr;
+  try {
+    if (std::regex_match(text, integer)) {
+      if (text[0] == '-') return static_cast<std::int64_t>(std::stoll(text));
+      return static_cast<std::uint64_t>(std::stoull(text));
+    }
+    if (std::regex_match(text, number)) return std::stod(text);
+  } catch (const std::out_of_range&) {
+    // too large for an integer: keep the text
+  }
+  return json::value(text);
+}
+
+// Reader: strict access to one JSON object of the manifest.
+class Reader {
+ public:
+  Reader(const json::value& value, std::string where, std::set<std::string> allowed)
+      : where_(std::move(where)) {
+    if (!value.is_object()) bad(where_, "must be a mapping");
+    object_ = &value.get_object();
+    for (const auto& [key, v] : *object_) {
+      if (allowed.count(std::string(key)) == 0)
+        bad(where_, "unknown key \"" + std::string(key) + "\"");
+    }
+  }
+  const json::value* get(const char* key) const { return object_->if_contains(key); }
+  std::string string(const char* key, std::string fallback = {}) const {
+    const json::value* v = get(key);
+    if (v == nullptr || v->is_null()) return fallback;
+    if (!v->is_string()) bad(where_ + "." + key, "must be a string");
+    return std::string(v->get_string());
+  }
+  bool boolean(const char* key, bool fallback = false) const {
+    const json::value* v = get(key);
+    if (v == nullptr || v->is_null()) return fallback;
+    if (!v->is_bool()) bad(where_ + "." + key, "must be true or false");
+    return v->get_bool();
+  }
+  std::optional<std::uint64_t> count(const char* key) const {
+    const json::value* v = get(key);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (v->is_uint64()) return v->get_uint64();
+    if (v->is_int64() && v->get_int64() >= 0) return static_cast<std::uint64_t>(v->get_int64());
+    bad(where_ + "." + key, "must be a non-negative integer");
+  }
+  const json::array* list(const char* key) const {
+    const json::value* v = get(key);
+    if (v == nullptr || v->is_null()) return nullptr;
+    if (!v->is_array()) bad(where_ + "." + key, "must be a list");
+    return &v->get_array();
+  }
+  // Text of a scalar that may be written as a number ("5s", 5, "1MiB").
+  std::optional<std::string> unit_text(const char* key) const {
+    const json::value* v = get(key);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (v->is_string()) return std::string(v->get_string());
+    if (v->is_number()) return json::serialize(*v);
+    bad(where_ + "." + key, "must be a string or a number");
+  }
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string where_;
+  const json::object* object_ = nullptr;
+};
+
+FlagSpec read_flag(const json::value& value, const std::string& where) {
+  Reader r(
+      value, where,
+      {"name", "type", "required", "default", "description", "hidden", "deprecated", "greedy"});
+  FlagSpec flag;
+  flag.name = r.string("name");
+  if (flag.name.empty()) bad(where, "a flag needs a name");
+  if (flag.name.rfind("-", 0) == 0 || flag.name.find('=') != std::string::npos) {
+    bad(where, "flag names are written without dashes and without '='");
+  }
+  flag.type = r.string("type", "string");
+  flag.required = r.boolean("required");
+  if (const json::value* d = r.get("default"); d != nullptr && !d->is_null()) {
+    flag.default_json = json::serialize(*d);
+  }
+  flag.description = r.string("description");
+  flag.hidden = r.boolean("hidden");
+  flag.greedy = r.boolean("greedy");
+  // deprecated: true, or a message (as Cobra spells it)
+  if (const json::value* d = r.get("deprecated"); d != nullptr) {
+    flag.deprecated = d->is_string() ? !d->get_string().empty() : r.boolean("deprecated");
+  }
+  return flag;
+}
+
+std::vector<FlagSpec> read_flags(const Reader& r, const char* key) {
+  std::vector<FlagSpec> flags;
+  if (const json::array* list = r.list(key)) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      flags.push_back(read_flag((*list)[i], r.where() + "." + key + "[" + std::to_string(i) + "]"));
+    }
+  }
+  return flags;
+}
+
+const std::set<std::string> kCommandKeys = {
+    "name",  "description", "runnable", "hidden",           "deprecated",    "omit",
+    "flags", "args",        "commands", "persistent_flags", "operation_name"};
+
+void read_command_body(const Reader& r, CommandSpec& spec) {
+  spec.description = r.string("description");
+  spec.hidden = r.boolean("hidden");
+  if (const json::value* d = r.get("deprecated"); d != nullptr) {
+    spec.deprecated = d->is_string() ? !d->get_string().empty() : r.boolean("deprecated");
+  }
+  spec.omit = r.boolean("omit");
+  if (r.get("operation_name")) spec.operation_name = r.string("operation_name");
+  spec.flags = read_flags(r, "flags");
+  spec.persistent_flags = read_flags(r, "persistent_flags");
+  if (const json::array* args = r.list("args")) {
+    spec.args.emplace();
+    for (size_t i = 0; i < args->size(); ++i) {
+      std::string where = r.where() + ".args[" + std::to_string(i) + "]";
+      Reader a((*args)[i], where, {"name", "description", "required", "variadic"});
+      ArgSpec arg{a.string("name"), a.string("description"), a.boolean("required"),
+                  a.boolean("variadic")};
+      if (arg.variadic && i + 1 != args->size()) bad(where, "only the last arg can be variadic");
+      spec.args->push_back(std::move(arg));
+    }
+  }
+  if (const json::array* commands = r.list("commands")) {
+    for (size_t i = 0; i < commands->size(); ++i) {
+      std::string where = r.where() + ".commands[" + std::to_string(i) + "]";
+      Reader c((*commands)[i], where, kCommandKeys);
+      CommandSpec child;
+      child.name = c.string("name");
+      if (child.name.empty() || child.name.find_first_of(" \t\n") != std::string::npos ||
+          child.name[0] == '-') {
+        bad(where, "a command needs a name without spaces or leading dash");
+      }
+      read_command_body(c, child);
+      spec.commands.push_back(std::move(child));
+    }
+  }
+  // A command with subcommands is a pure group unless it says otherwise.
+  spec.runnable = r.boolean("runnable", spec.commands.empty());
+}
+
+void read_supervisor(const json::value& value, process::SupervisorOptions& options) {
+  Reader r(value, "supervisor", {"slots", "deadline", "cleanup_budget", "output_budget", "unit"});
+  if (auto slots = r.count("slots")) {
+    if (*slots < 1 || *slots > 1024) bad("supervisor.slots", "must be between 1 and 1024");
+    options.slots = static_cast<int>(*slots);
+  }
+  auto duration = [&](const char* key, std::chrono::nanoseconds& out) {
+    if (auto text = r.unit_text(key)) {
+      auto parsed = core::parse_duration(*text, std::string("supervisor.") + key);
+      if (!parsed) bad(std::string("supervisor.") + key, "cannot be none");
+      out = *parsed;
+    }
+  };
+  duration("deadline", options.deadline);
+  duration("cleanup_budget", options.cleanup_budget);
+  if (auto text = r.unit_text("output_budget")) {
+    auto parsed = core::parse_size(*text, "supervisor.output_budget");
+    if (!parsed) bad("supervisor.output_budget", "cannot be none");
+    options.output_budget = *parsed;
+  }
+  std::string unit = r.string("unit", "auto");
+  if (unit != "auto") {
+    options.unit = process::unit_kind_from_string(unit);
+    if (!options.unit) bad("supervisor.unit", "one of auto, cgroup, pid_namespace, process_group");
+  }
+}
+
+void read_hardening(const json::value& value, process::Hardening& hardening) {
+  Reader r(value, "hardening", {"network", "rlimits", "environment", "working_directory"});
+  if (r.get("network")) {
+    std::string network = r.string("network");
+    if (network != "host" && network != "none") bad("hardening.network", "one of host, none");
+    hardening.new_network_namespace = network == "none";
+  }
+  if (const json::value* limits = r.get("rlimits")) {
+    Reader l(*limits, "hardening.rlimits", {"cpu", "address_space", "open_files", "processes"});
+    if (auto cpu = l.unit_text("cpu")) {
+      auto parsed = core::parse_duration(*cpu, "hardening.rlimits.cpu");
+      if (parsed) {
+        auto seconds = std::chrono::ceil<std::chrono::seconds>(*parsed).count();
+        hardening.rlimits.cpu_seconds = static_cast<std::uint64_t>(seconds);
+      }
+    }
+    if (auto as = l.unit_text("address_space")) {
+      hardening.rlimits.address_space = core::parse_size(*as, "hardening.rlimits.address_space");
+    }
+    hardening.rlimits.open_files = l.count("open_files");
+    hardening.rlimits.processes = l.count("processes");
+  }
+  if (const json::value* env = r.get("environment")) {
+    Reader e(*env, "hardening.environment", {"allow", "set"});
+    if (const json::array* allow = e.list("allow")) {
+      hardening.environment_allow.emplace();
+      for (const auto& name : *allow) {
+        if (!name.is_string()) bad("hardening.environment.allow", "must list names");
+        hardening.environment_allow->emplace_back(name.get_string());
+      }
+    }
+    if (const json::value* set = e.get("set")) {
+      if (!set->is_object()) bad("hardening.environment.set", "must be a mapping");
+      for (const auto& [k, v] : set->get_object()) {
+        if (!v.is_string()) bad("hardening.environment.set." + std::string(k), "must be a string");
+        hardening.environment_set[std::string(k)] = std::string(v.get_string());
+      }
+    }
+  }
+  if (r.get("working_directory")) hardening.working_directory = r.string("working_directory");
+}
+
+}  // namespace
+
+CommandTree load_manifest(std::string_view text) {
+  json::value document;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    document = core::parse_json(text, "manifest");
+  } else {
+    try {
+      document = from_yaml(YAML::Load(std::string(text)));
+    } catch (const YAML::Exception& e) {
+      throw std::invalid_argument(std::string("manifest: ") + e.what());
+    }
+  }
+  std::set<std::string> keys = kCommandKeys;
+  keys.insert({"corral", "executable", "supervisor", "hardening"});
+  Reader r(document, "manifest", keys);
+  if (const json::value* version = r.get("corral")) {
+    if (!(version->is_number() && version->to_number<double>() == 1)) {
+      bad("corral", "unsupported manifest version (this build reads 1)");
+    }
+  }
+  CommandTree tree;
+  tree.executable = r.string("executable");
+  if (tree.executable.empty()) bad("executable", "required");
+  tree.root.name = r.string("name", std::filesystem::path(tree.executable).filename().string());
+  read_command_body(r, tree.root);
+  if (const json::value* s = r.get("supervisor")) read_supervisor(*s, tree.supervisor);
+  if (const json::value* h = r.get("hardening")) read_hardening(*h, tree.hardening);
+  return tree;
+}
+
+CommandTree load_manifest_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("manifest: cannot read " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  CommandTree tree = load_manifest(buffer.str());
+  auto dir = std::filesystem::absolute(path).parent_path();
+  if (tree.executable.find('/') != std::string::npos && tree.executable[0] != '/') {
+    tree.executable = (dir / tree.executable).lexically_normal().string();
+  }
+  if (tree.hardening.working_directory && !tree.hardening.working_directory->empty() &&
+      (*tree.hardening.working_directory)[0] != '/') {
+    tree.hardening.working_directory =
+        (dir / *tree.hardening.working_directory).lexically_normal().string();
+  }
+  return tree;
+}
+
+}  // namespace corral::bind
