@@ -9,6 +9,8 @@
 #include "core/json.hpp"
 #include "sandbox/engine.hpp"
 
+#include "sandbox/identifier.hpp"
+
 namespace corral::sandbox {
 namespace {
 
@@ -24,15 +26,6 @@ constexpr std::array<std::string_view, 58> kReservedGlobals = {
     "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape", "eval",
     "isFinite"};
 
-bool is_identifier(std::string_view name) {
-  if (name.empty() || name.size() > 128) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
 
 void check_cap(const std::optional<std::uint64_t>& cap, const char* name) {
   if (cap && *cap == 0) {

@@ -8,11 +8,6 @@ namespace {
 
 enum Channel : int32_t { kStdout = 0, kStderr = 1 };
 
-v8::Local<v8::String> str(v8::Isolate* isolate, std::string_view text) {
-  return v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
-                                 static_cast<int>(text.size()))
-      .ToLocalChecked();
-}
 
 void write_line(RunState& run, int32_t channel, std::string line) {
   line.push_back('\n');
@@ -63,7 +58,7 @@ void missing_tool_getter(v8::Local<v8::Name> property,
   if (name == "then" || name == "toJSON" || name == "inspect" || name == "constructor") return;
   const std::string path = utf8(isolate, info.Data().As<v8::String>()) + "." + name;
   v8::Local<v8::Function> stub;
-  if (v8::Function::New(isolate->GetCurrentContext(), missing_tool_call, str(isolate, path), 0,
+  if (v8::Function::New(isolate->GetCurrentContext(), missing_tool_call, v8_string(isolate, path), 0,
                         v8::ConstructorBehavior::kThrow)
           .ToLocal(&stub)) {
     info.GetReturnValue().Set(stub);
@@ -128,7 +123,7 @@ void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
     bool parsed = false;
     {
       v8::TryCatch inner(isolate);
-      parsed = v8::JSON::Parse(context, str(isolate, result)).ToLocal(&value);
+      parsed = v8::JSON::Parse(context, v8_string(isolate, result)).ToLocal(&value);
     }
     if (!parsed) {
       engine->throw_coded(FailureCode::tool_error, tool.path + " returned invalid JSON");
@@ -162,7 +157,7 @@ v8::Local<v8::FunctionTemplate> function(v8::Isolate* isolate, v8::FunctionCallb
                                          v8::Local<v8::Value> data, std::string_view name) {
   v8::Local<v8::FunctionTemplate> fn = v8::FunctionTemplate::New(
       isolate, callback, data, v8::Local<v8::Signature>(), 0, v8::ConstructorBehavior::kThrow);
-  fn->SetClassName(str(isolate, name));
+  fn->SetClassName(v8_string(isolate, name));
   return fn;
 }
 
@@ -171,14 +166,14 @@ v8::Local<v8::FunctionTemplate> function(v8::Isolate* isolate, v8::FunctionCallb
 v8::Local<v8::ObjectTemplate> make_console_template(v8::Isolate* isolate) {
   v8::Local<v8::ObjectTemplate> console = v8::ObjectTemplate::New(isolate);
   for (const char* name : {"log", "info", "debug", "dir", "trace"}) {
-    console->Set(str(isolate, name),
+    console->Set(v8_string(isolate, name),
                  function(isolate, console_write, v8::Int32::New(isolate, kStdout), name));
   }
   for (const char* name : {"warn", "error"}) {
-    console->Set(str(isolate, name),
+    console->Set(v8_string(isolate, name),
                  function(isolate, console_write, v8::Int32::New(isolate, kStderr), name));
   }
-  console->Set(str(isolate, "assert"),
+  console->Set(v8_string(isolate, "assert"),
                function(isolate, console_assert, v8::Local<v8::Value>(), "assert"));
   return console;
 }
@@ -195,7 +190,7 @@ v8::Local<v8::ObjectTemplate> make_global_template(v8::Isolate* isolate,
     if (it != namespaces.end()) return it->second;
     v8::Local<v8::ObjectTemplate> object = v8::ObjectTemplate::New(isolate);
     object->SetHandler(v8::NamedPropertyHandlerConfiguration(
-        missing_tool_getter, nullptr, nullptr, nullptr, nullptr, str(isolate, path),
+        missing_tool_getter, nullptr, nullptr, nullptr, nullptr, v8_string(isolate, path),
         v8::PropertyHandlerFlags::kNonMasking));
     namespaces.emplace(path, object);
     return object;
@@ -206,7 +201,7 @@ v8::Local<v8::ObjectTemplate> make_global_template(v8::Isolate* isolate,
     const std::string leaf = last_dot == std::string::npos ? path : path.substr(last_dot + 1);
     v8::Local<v8::ObjectTemplate> parent =
         last_dot == std::string::npos ? global : namespace_for(path.substr(0, last_dot));
-    parent->Set(str(isolate, leaf),
+    parent->Set(v8_string(isolate, leaf),
                 function(isolate, tool_call, v8::Uint32::NewFromUnsigned(isolate, i), leaf));
   }
   // Attach namespaces to their parents, deepest last so every parent exists.
@@ -224,9 +219,9 @@ v8::Local<v8::ObjectTemplate> make_global_template(v8::Isolate* isolate,
   for (const auto& [path, object] : namespaces) {
     const std::size_t dot = path.rfind('.');
     if (dot == std::string::npos) {
-      global->Set(str(isolate, path), object);
+      global->Set(v8_string(isolate, path), object);
     } else {
-      namespaces.at(path.substr(0, dot))->Set(str(isolate, path.substr(dot + 1)), object);
+      namespaces.at(path.substr(0, dot))->Set(v8_string(isolate, path.substr(dot + 1)), object);
     }
   }
   return global;

@@ -52,15 +52,6 @@ uintptr_t stack_limit_for_this_thread() {
   return here - std::min(usable, kMaxJsStack);
 }
 
-v8::Local<v8::String> str(v8::Isolate* isolate, std::string_view text) {
-  v8::Local<v8::String> out;
-  if (!v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
-                               static_cast<int>(text.size()))
-           .ToLocal(&out)) {
-    return v8::String::Empty(isolate);
-  }
-  return out;
-}
 
 std::string bounded(std::string text) {
   if (text.size() > kMaxMessageBytes) {
@@ -129,12 +120,12 @@ v8::Local<v8::Private> V8Engine::failure_code_key() {
 
 v8::Local<v8::Value> V8Engine::coded_error(FailureCode code, const std::string& message) {
   v8::Local<v8::Value> error = code == FailureCode::tool_argument
-                                   ? v8::Exception::TypeError(str(isolate_, message))
-                                   : v8::Exception::Error(str(isolate_, message));
+                                   ? v8::Exception::TypeError(v8_string(isolate_, message))
+                                   : v8::Exception::Error(v8_string(isolate_, message));
   v8::Local<v8::Context> context = isolate_->GetCurrentContext();
   if (error->IsObject()) {
     error.As<v8::Object>()
-        ->SetPrivate(context, failure_code_key(), str(isolate_, to_string(code)))
+        ->SetPrivate(context, failure_code_key(), v8_string(isolate_, to_string(code)))
         .FromMaybe(false);
   }
   return error;
@@ -193,7 +184,7 @@ void V8Engine::restore_heap_limit() {
 }
 
 void V8Engine::build_templates(const Registry& registry) {
-  failure_code_key_.Reset(isolate_, v8::Private::New(isolate_, str(isolate_, "corral.code")));
+  failure_code_key_.Reset(isolate_, v8::Private::New(isolate_, v8_string(isolate_, "corral.code")));
   global_template_.Reset(isolate_, make_global_template(isolate_, registry));
   console_template_.Reset(isolate_, make_console_template(isolate_));
   templates_built_ = true;
@@ -215,7 +206,7 @@ void V8Engine::deliver_answers(RunState& run, v8::Local<v8::Context> context) {
       bool parsed = false;
       {
         v8::TryCatch inner(isolate_);
-        parsed = v8::JSON::Parse(context, str(isolate_, answer.payload)).ToLocal(&value);
+        parsed = v8::JSON::Parse(context, v8_string(isolate_, answer.payload)).ToLocal(&value);
       }
       if (parsed) {
         resolver->Resolve(context, value).FromMaybe(false);

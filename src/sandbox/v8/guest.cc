@@ -3,6 +3,8 @@
 #include "sandbox/v8/bindings.hpp"
 #include "sandbox/v8/values.hpp"
 
+#include "sandbox/identifier.hpp"
+
 namespace corral::sandbox::v8engine {
 namespace {
 
@@ -30,10 +32,6 @@ v8::MaybeLocal<v8::String> source_string(v8::Isolate* isolate, std::string_view 
                                  static_cast<int>(text.size()));
 }
 
-v8::Local<v8::String> str(v8::Isolate* isolate, std::string_view text) {
-  v8::Local<v8::String> out;
-  return source_string(isolate, text).ToLocal(&out) ? out : v8::String::Empty(isolate);
-}
 
 std::string located_message(v8::Local<v8::Context> context, v8::Local<v8::Message> message) {
   v8::Isolate* isolate = context->GetIsolate();
@@ -66,7 +64,7 @@ v8::MaybeLocal<v8::Script> compile(v8::Local<v8::Context> context, v8::TryCatch&
     error = "the code is too large to compile";
     return {};
   }
-  v8::ScriptOrigin origin(isolate, str(isolate, name), line_offset, column_offset);
+  v8::ScriptOrigin origin(isolate, v8_string(isolate, name), line_offset, column_offset);
   v8::ScriptCompiler::Source script_source(source, origin);
   v8::Local<v8::Script> script;
   if (v8::ScriptCompiler::Compile(context, &script_source).ToLocal(&script)) return script;
@@ -97,23 +95,14 @@ std::string_view strip_code(std::string_view code) {
   return code;
 }
 
-bool is_identifier(std::string_view name) {
-  if (name.empty()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
 
 bool ensure_compiled(RunContext& rc, const Registry& registry) {
   V8Engine::CompiledScripts& scripts = rc.engine.scripts();
   if (scripts.compiled) return true;
   v8::Isolate* isolate = rc.engine.isolate();
   auto compile_unbound = [&](std::string_view code, std::string_view name, std::string& error) {
-    v8::ScriptOrigin origin(isolate, str(isolate, name));
-    v8::ScriptCompiler::Source source(str(isolate, code), origin);
+    v8::ScriptOrigin origin(isolate, v8_string(isolate, name));
+    v8::ScriptCompiler::Source source(v8_string(isolate, code), origin);
     v8::Local<v8::UnboundScript> unbound;
     if (v8::ScriptCompiler::CompileUnboundScript(isolate, &source).ToLocal(&unbound)) {
       return v8::Global<v8::UnboundScript>(isolate, unbound);
@@ -220,7 +209,7 @@ bool run_call(RunContext& rc, const RunRequest& request) {
   v8::Local<v8::Value> args;
   {
     v8::TryCatch inner(isolate);
-    if (!v8::JSON::Parse(rc.context, str(isolate, request.args_json)).ToLocal(&args) ||
+    if (!v8::JSON::Parse(rc.context, v8_string(isolate, request.args_json)).ToLocal(&args) ||
         !args->IsArray()) {
       rc.outcome.failure = FailureCode::invalid_request;
       rc.outcome.message = "the arguments are not a JSON array";
@@ -308,7 +297,7 @@ void classify_exception(RunContext& rc, v8::Local<v8::Value> exception,
     }
     v8::Local<v8::Value> stack;
     if (exception->IsNativeError() &&
-        object->Get(rc.context, str(isolate, "stack")).ToLocal(&stack) && stack->IsString()) {
+        object->Get(rc.context, v8_string(isolate, "stack")).ToLocal(&stack) && stack->IsString()) {
       text = utf8(isolate, stack.As<v8::String>());
     }
   }

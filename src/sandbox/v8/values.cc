@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "sandbox/identifier.hpp"
+
 namespace corral::sandbox::v8engine {
 namespace {
 
@@ -12,9 +14,6 @@ constexpr int kMaxJsonDepth = 128;
 constexpr int kMaxInspectDepth = 2;
 constexpr uint32_t kMaxInspectItems = 100;
 
-v8::Local<v8::String> str(v8::Isolate* isolate, const char* text) {
-  return v8::String::NewFromUtf8(isolate, text).ToLocalChecked();
-}
 
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
@@ -72,11 +71,11 @@ class JsonWriter {
       // toJSON first, as JSON.stringify does (Date has one).
       v8::Local<v8::Object> object = value.As<v8::Object>();
       v8::Local<v8::Value> to_json;
-      if (!object->Get(context_, str(isolate_, "toJSON")).ToLocal(&to_json)) {
+      if (!object->Get(context_, v8_string(isolate_, "toJSON")).ToLocal(&to_json)) {
         return JsonStatus::exception;
       }
       if (to_json->IsFunction()) {
-        v8::Local<v8::Value> key = str(isolate_, "");
+        v8::Local<v8::Value> key = v8_string(isolate_, "");
         if (!to_json.As<v8::Function>()->Call(context_, object, 1, &key).ToLocal(&value)) {
           return JsonStatus::exception;
         }
@@ -219,15 +218,6 @@ class JsonWriter {
 
 // ---- console formatting -------------------------------------------------
 
-bool is_identifier(std::string_view name) {
-  if (name.empty()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
 
 void append_quoted(std::string& out, std::string_view text) {
   out.push_back('\'');
@@ -303,7 +293,7 @@ class Inspector {
     v8::Local<v8::Object> object = value.As<v8::Object>();
     if (value->IsNativeError()) {
       v8::Local<v8::Value> stack;
-      if (!object->Get(context_, str(isolate_, "stack")).ToLocal(&stack)) return false;
+      if (!object->Get(context_, v8_string(isolate_, "stack")).ToLocal(&stack)) return false;
       if (stack->IsString()) return out += utf8(isolate_, stack.As<v8::String>()), true;
       return to_text(value, out);
     }
@@ -445,6 +435,17 @@ class Inspector {
 };
 
 }  // namespace
+
+v8::Local<v8::String> v8_string(v8::Isolate* isolate, std::string_view text) {
+  v8::Local<v8::String> out;
+  if (text.size() > static_cast<std::size_t>(v8::String::kMaxLength) ||
+      !v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
+                               static_cast<int>(text.size()))
+           .ToLocal(&out)) {
+    return v8::String::Empty(isolate);
+  }
+  return out;
+}
 
 std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> string) {
   const int length = string->Utf8Length(isolate);

@@ -5,6 +5,7 @@
 #include <v8.h>
 
 #include <string>
+#include <string_view>
 
 namespace corral::sandbox::v8engine {
 
@@ -31,6 +32,9 @@ JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value
 bool format_console_line(v8::Local<v8::Context> context,
                          const v8::FunctionCallbackInfo<v8::Value>& info, int first,
                          std::string& out);
+
+// A V8 string from UTF-8 text; the empty string if V8 refuses it (too long).
+v8::Local<v8::String> v8_string(v8::Isolate* isolate, std::string_view text);
 
 // UTF-8 of a string (lone surrogates become U+FFFD).
 std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> string);
