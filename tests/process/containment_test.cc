@@ -140,7 +140,8 @@ TEST_P(Containment, CancelTakesEveryGrandchild) {
     ready.wait();
     cancel.cancel();
   });
-  std::string script = background_recording_pid(pids, "sleep 600") + "\n" +
+  std::string script = ": >" + pids + "\n" +  // the loop below reads it at once
+                       background_recording_pid(pids, "sleep 600") + "\n" +
                        background_recording_pid(pids, "sleep 600") + "\n" + "while [ $(wc -l <" +
                        pids + ") -lt 2 ]; do :; done\n" + "echo ready >" + ready.path() +
                        "\nwait\n";
