@@ -43,7 +43,13 @@ TEST(SupervisorAdmission, SecondConcurrentCallIsBusyAtOnce) {
     EXPECT_FALSE(e.execution());
   }
   EXPECT_LT(Clock::now() - start, 100ms);
+  // The child can print before the supervisor's thread records its pid
+  // (set just after the spawn returns): wait, bounded, for the record.
   Status status = supervisor.status();
+  for (auto until = Clock::now() + 5s; status.slot_status[0].pid == 0 && Clock::now() < until;) {
+    std::this_thread::yield();
+    status = supervisor.status();
+  }
   EXPECT_EQ(status.running, 1);
   EXPECT_EQ(status.slot_status[0].state, SlotState::running);
   EXPECT_GT(status.slot_status[0].pid, 0);
