@@ -24,14 +24,19 @@ namespace {
 
 namespace json = core::json;
 
-int print_tools(const std::string& manifest) {
-  std::unique_ptr<bind::Binding> binding;
+// Binds the manifest, or says why not (invalid_request) and returns null.
+std::unique_ptr<bind::Binding> load_binding(const std::string& manifest) {
   try {
-    binding = bind::Binding::bind(bind::load_manifest_file(manifest));
+    return bind::Binding::bind(bind::load_manifest_file(manifest));
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
-    return 1;
+    return nullptr;
   }
+}
+
+int print_tools(const std::string& manifest) {
+  std::unique_ptr<bind::Binding> binding = load_binding(manifest);
+  if (!binding) return 1;
   json::array operations;
   for (const auto& op : binding->operations()) {
     json::object entry;
@@ -80,13 +85,8 @@ class SignalCanceller {
 };
 
 int run_call(const std::string& manifest, const std::string& name, const std::string& input) {
-  std::unique_ptr<bind::Binding> binding;
-  try {
-    binding = bind::Binding::bind(bind::load_manifest_file(manifest));
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
-    return 1;
-  }
+  std::unique_ptr<bind::Binding> binding = load_binding(manifest);
+  if (!binding) return 1;
   process::CancelSource cancel;
   process::RunOptions options;
   options.cancel = cancel;

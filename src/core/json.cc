@@ -13,10 +13,10 @@ json::value parse_json(std::string_view text, std::string_view what) {
   return value;
 }
 
-bool is_json(std::string_view text) noexcept {
+bool is_json_array(std::string_view text) noexcept {
   boost::system::error_code ec;
-  json::parse(json::string_view(text.data(), text.size()), ec);
-  return !ec;
+  const json::value value = json::parse(json::string_view(text.data(), text.size()), ec);
+  return !ec && value.is_array();
 }
 
 json::object execution_to_object(const Execution& execution) {

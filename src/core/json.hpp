@@ -17,8 +17,8 @@ namespace json = boost::json;
 // Parses `text`; throws std::invalid_argument naming `what` on bad JSON.
 json::value parse_json(std::string_view text, std::string_view what);
 
-// True iff `text` is one complete JSON document.
-bool is_json(std::string_view text) noexcept;
+// True iff `text` is one complete JSON document that is an array.
+bool is_json_array(std::string_view text) noexcept;
 
 json::object execution_to_object(const Execution& execution);
 Execution execution_from_object(const json::object& object);

@@ -71,16 +71,22 @@ void validate(const Options& options) {
   }
 }
 
-bool ToolReply::resolve(std::string json) const {
-  if (!state_ || state_->settled.exchange(true)) return false;
-  auto mailbox = state_->mailbox.lock();
-  return mailbox && mailbox->post({state_->call_id, true, std::move(json)});
+namespace {
+
+// The first answer of a call wins; later ones, and answers to a run that has
+// ended (its mailbox gone or closed), are refused.
+bool answer(const std::shared_ptr<ToolReply::State>& state, bool ok, std::string payload) {
+  if (!state || state->settled.exchange(true)) return false;
+  auto mailbox = state->mailbox.lock();
+  return mailbox && mailbox->post({state->call_id, ok, std::move(payload)});
 }
 
+}  // namespace
+
+bool ToolReply::resolve(std::string json) const { return answer(state_, true, std::move(json)); }
+
 bool ToolReply::reject(std::string message) const {
-  if (!state_ || state_->settled.exchange(true)) return false;
-  auto mailbox = state_->mailbox.lock();
-  return mailbox && mailbox->post({state_->call_id, false, std::move(message)});
+  return answer(state_, false, std::move(message));
 }
 
 class Sandbox::Impl {
@@ -201,7 +207,7 @@ Execution Sandbox::run(std::string_view entrypoint, std::string_view args_json) 
     throw std::invalid_argument("run: entrypoint \"" + std::string(entrypoint) +
                                 "\" is not a JavaScript identifier");
   }
-  if (!core::is_json(args_json) || !core::parse_json(args_json, "args").is_array()) {
+  if (!core::is_json_array(args_json)) {
     throw std::invalid_argument("run: args must be a JSON array");
   }
   RunRequest request;

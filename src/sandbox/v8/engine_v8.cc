@@ -233,7 +233,7 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
   auto fail = [&](FailureCode code, std::string message) {
     if (!outcome.failure) {
       outcome.failure = code;
-      outcome.message = bounded(std::move(message));
+      outcome.message = std::move(message);
     }
   };
 
@@ -380,6 +380,8 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     }
   }
 
+  // Messages are bounded once, here, whoever wrote them.
+  outcome.message = bounded(std::move(outcome.message));
   ExecutionData& data = outcome.data;
   data.failed = outcome.failure.has_value();
   if (data.failed) data.value = "null";

@@ -24,8 +24,6 @@ Object.defineProperty(Math, 'random', {
 });
 )JS";
 
-constexpr std::size_t kMaxMessageBytes = 16 * 1024;
-
 v8::MaybeLocal<v8::String> source_string(v8::Isolate* isolate, std::string_view text) {
   if (text.size() > static_cast<std::size_t>(v8::String::kMaxLength)) return {};
   return v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
@@ -41,14 +39,6 @@ std::string located_message(v8::Local<v8::Context> context, v8::Local<v8::Messag
   if (resource->IsString() && line > 0) {
     text += " at " + utf8(isolate, resource.As<v8::String>()) + ":" + std::to_string(line) + ":" +
             std::to_string(message->GetStartColumn() + 1);
-  }
-  return text;
-}
-
-std::string bounded(std::string text) {
-  if (text.size() > kMaxMessageBytes) {
-    text.resize(kMaxMessageBytes);
-    text += "... (message truncated)";
   }
   return text;
 }
@@ -165,7 +155,7 @@ bool run_execute(RunContext& rc, std::string_view raw) {
     return script->Run(rc.context).ToLocal(&rc.result);
   }
   rc.outcome.failure = FailureCode::compile_error;
-  rc.outcome.message = bounded(body_error);
+  rc.outcome.message = body_error;
   return false;
 }
 
@@ -238,8 +228,8 @@ bool run_guest(RunContext& rc, const RunRequest& request, const Registry& regist
   for (std::size_t i = 0; i < scripts.snippets.size(); ++i) {
     if (scripts.snippets[i].IsEmpty()) {
       rc.outcome.failure = FailureCode::compile_error;
-      rc.outcome.message = bounded("snippet " + registry.snippets[i].name +
-                                   " does not compile: " + scripts.snippet_errors[i]);
+      rc.outcome.message = "snippet " + registry.snippets[i].name +
+                           " does not compile: " + scripts.snippet_errors[i];
       return false;
     }
     if (!run_unbound(rc, scripts.snippets[i])) return false;
@@ -253,7 +243,7 @@ bool run_guest(RunContext& rc, const RunRequest& request, const Registry& regist
                .ToLocal(&script)) {
         if (!rc.run.stopped()) {
           rc.outcome.failure = FailureCode::compile_error;
-          rc.outcome.message = bounded(error);
+          rc.outcome.message = error;
         }
         return false;
       }
@@ -318,7 +308,7 @@ void classify_exception(RunContext& rc, v8::Local<v8::Value> exception,
   }
   if (!rc.outcome.failure) {
     rc.outcome.failure = code;
-    rc.outcome.message = bounded(std::move(text));
+    rc.outcome.message = std::move(text);
   }
 }
 

@@ -15,6 +15,14 @@ constexpr int kMaxInspectDepth = 2;
 constexpr uint32_t kMaxInspectItems = 100;
 
 
+// The keys JSON.stringify and console.log show: own, enumerable, strings.
+v8::MaybeLocal<v8::Array> own_enumerable_keys(v8::Local<v8::Context> context,
+                                              v8::Local<v8::Object> object) {
+  return object->GetOwnPropertyNames(
+      context, static_cast<v8::PropertyFilter>(v8::ONLY_ENUMERABLE | v8::SKIP_SYMBOLS),
+      v8::KeyConversionMode::kConvertToString);
+}
+
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   for (char c : text) {
@@ -170,14 +178,7 @@ class JsonWriter {
 
   JsonStatus write_object(v8::Local<v8::Object> object, const std::string& path, int depth) {
     v8::Local<v8::Array> keys;
-    if (!object
-             ->GetOwnPropertyNames(context_,
-                                   static_cast<v8::PropertyFilter>(v8::ONLY_ENUMERABLE |
-                                                                   v8::SKIP_SYMBOLS),
-                                   v8::KeyConversionMode::kConvertToString)
-             .ToLocal(&keys)) {
-      return JsonStatus::exception;
-    }
+    if (!own_enumerable_keys(context_, object).ToLocal(&keys)) return JsonStatus::exception;
     out_.push_back('{');
     bool first = true;
     for (uint32_t i = 0; i < keys->Length(); ++i) {
@@ -395,14 +396,7 @@ class Inspector {
     }
 
     v8::Local<v8::Array> keys;
-    if (!object
-             ->GetOwnPropertyNames(context_,
-                                   static_cast<v8::PropertyFilter>(v8::ONLY_ENUMERABLE |
-                                                                   v8::SKIP_SYMBOLS),
-                                   v8::KeyConversionMode::kConvertToString)
-             .ToLocal(&keys)) {
-      return false;
-    }
+    if (!own_enumerable_keys(context_, object).ToLocal(&keys)) return false;
     const std::string constructor = utf8(isolate_, object->GetConstructorName());
     if (object->GetPrototype()->IsNull()) out += "[Object: null prototype] ";
     else if (constructor != "Object" && !constructor.empty()) out += constructor + " ";
