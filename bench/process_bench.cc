@@ -19,8 +19,7 @@ namespace {
 
 using corral::process::UnitKind;
 
-constexpr UnitKind kUnits[] = {UnitKind::cgroup, UnitKind::pid_namespace,
-                               UnitKind::process_group};
+constexpr UnitKind kUnits[] = {UnitKind::cgroup, UnitKind::pid_namespace, UnitKind::process_group};
 
 bool available(UnitKind unit) {
   static const auto units = corral::process::available_units();

@@ -22,9 +22,8 @@ using corral::sandbox::ToolReply;
 
 std::unique_ptr<Sandbox> make_sandbox() {
   auto sandbox = std::make_unique<Sandbox>(Options{});
-  sandbox->bind_async("codemode.echo", [](std::string args, ToolReply reply) {
-    reply.resolve(std::move(args));
-  });
+  sandbox->bind_async("codemode.echo",
+                      [](std::string args, ToolReply reply) { reply.resolve(std::move(args)); });
   sandbox->bind("codemode.echo_sync", [](std::string_view args) { return std::string(args); });
   return sandbox;
 }
@@ -70,7 +69,8 @@ BENCHMARK(BM_AsyncToolCalls)->Arg(0)->Arg(1000)->Unit(benchmark::kMicrosecond);
 void BM_Console1000Lines(benchmark::State& state) {
   auto sandbox = make_sandbox();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(sandbox->eval("for (let i = 0; i < 1000; i++) console.log('line', i)"));
+    benchmark::DoNotOptimize(
+        sandbox->eval("for (let i = 0; i < 1000; i++) console.log('line', i)"));
   }
   state.SetItemsProcessed(state.iterations() * 1000);
 }
@@ -89,19 +89,19 @@ void register_workloads() {
   for (const auto& workload : root.at("workloads").as_array()) {
     const std::string name(workload.at("name").as_string());
     const std::string source(workload.at("source").as_string());
-    const std::string expect =
-        workload.as_object().contains("expect") ? boost::json::serialize(workload.at("expect")) : "";
-    benchmark::RegisterBenchmark(("BM_Workload/" + name).c_str(),
-                                 [source, expect](benchmark::State& state) {
-                                   auto sandbox = make_sandbox();
-                                   const auto first = sandbox->execute(source);
-                                   if (!expect.empty() && first.value() != expect) {
-                                     state.SkipWithError(("unexpected result " + first.value()).c_str());
-                                     return;
-                                   }
-                                   for (auto _ : state) benchmark::DoNotOptimize(sandbox->execute(source));
-                                 })
-        ->Unit(benchmark::kMicrosecond);
+    const std::string expect = workload.as_object().contains("expect")
+                                   ? boost::json::serialize(workload.at("expect"))
+                                   : "";
+    benchmark::RegisterBenchmark(("BM_Workload/" + name).c_str(), [source, expect](
+                                                                      benchmark::State& state) {
+      auto sandbox = make_sandbox();
+      const auto first = sandbox->execute(source);
+      if (!expect.empty() && first.value() != expect) {
+        state.SkipWithError(("unexpected result " + first.value()).c_str());
+        return;
+      }
+      for (auto _ : state) benchmark::DoNotOptimize(sandbox->execute(source));
+    })->Unit(benchmark::kMicrosecond);
   }
 }
 

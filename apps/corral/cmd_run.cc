@@ -38,8 +38,10 @@ std::string read_source(const std::string& file) {
 void write_through(const Execution& execution) {
   std::fwrite(execution.stdout_text().data(), 1, execution.stdout_text().size(), stdout);
   std::fwrite(execution.stderr_text().data(), 1, execution.stderr_text().size(), stderr);
-  if (execution.stdout_truncated()) std::fputs("corral: stdout was truncated at its limit\n", stderr);
-  if (execution.stderr_truncated()) std::fputs("corral: stderr was truncated at its limit\n", stderr);
+  if (execution.stdout_truncated())
+    std::fputs("corral: stdout was truncated at its limit\n", stderr);
+  if (execution.stderr_truncated())
+    std::fputs("corral: stderr was truncated at its limit\n", stderr);
 }
 
 int run_script(const RunFlags& flags) {
@@ -95,17 +97,20 @@ int run_script(const RunFlags& flags) {
 
 void add_run_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<RunFlags>();
-  CLI::App* run = app.add_subcommand("run", "Run a JavaScript file (or - for stdin) in the sandbox");
+  CLI::App* run =
+      app.add_subcommand("run", "Run a JavaScript file (or - for stdin) in the sandbox");
   run->add_option("file", flags->file, "Script to run, or - to read it from stdin")->required();
   run->add_option("--timeout", flags->timeout, "Wall-clock limit per run (e.g. 5s, 250ms, none)")
       ->capture_default_str();
-  run->add_option("--memory-limit", flags->memory_limit, "Heap + ArrayBuffer limit (e.g. 64MiB, none)")
+  run->add_option("--memory-limit", flags->memory_limit,
+                  "Heap + ArrayBuffer limit (e.g. 64MiB, none)")
       ->capture_default_str();
   run->add_option("--stdout-limit", flags->stdout_limit, "Bytes of stdout kept (or none)")
       ->capture_default_str();
   run->add_option("--stderr-limit", flags->stderr_limit, "Bytes of stderr kept (or none)")
       ->capture_default_str();
-  run->add_option("--profile", flags->profile, "hermetic (frozen clock, fixed random) or permissive")
+  run->add_option("--profile", flags->profile,
+                  "hermetic (frozen clock, fixed random) or permissive")
       ->capture_default_str();
   run->add_flag("--json", flags->json, "Print the whole Execution (or the failure) as JSON");
   run->add_flag("--code-mode", flags->code_mode,

@@ -200,7 +200,8 @@ class Pool {
 
    private:
     friend class Pool;
-    Lease(Pool* pool, std::unique_ptr<Sandbox> sandbox) : pool_(pool), sandbox_(std::move(sandbox)) {}
+    Lease(Pool* pool, std::unique_ptr<Sandbox> sandbox)
+        : pool_(pool), sandbox_(std::move(sandbox)) {}
     Pool* pool_;
     std::unique_ptr<Sandbox> sandbox_;
   };

@@ -6,11 +6,26 @@ namespace corral {
 namespace {
 
 constexpr std::array<std::string_view, kFailureCodeCount> kWireNames = {
-    "invalid_request",   "compile_error",      "guest_error",         "timeout",
-    "cancelled",         "memory_limit",       "tool_error",          "no_such_tool",
-    "tool_argument",     "unserializable_value", "command_failed",    "cleanup_failed",
-    "busy",              "queue_overflow",     "unavailable",         "connection_broken",
-    "connection_rejected", "protocol_mismatch", "response_too_large", "setup_error",
+    "invalid_request",
+    "compile_error",
+    "guest_error",
+    "timeout",
+    "cancelled",
+    "memory_limit",
+    "tool_error",
+    "no_such_tool",
+    "tool_argument",
+    "unserializable_value",
+    "command_failed",
+    "cleanup_failed",
+    "busy",
+    "queue_overflow",
+    "unavailable",
+    "connection_broken",
+    "connection_rejected",
+    "protocol_mismatch",
+    "response_too_large",
+    "setup_error",
     "internal",
 };
 

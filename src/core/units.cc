@@ -15,9 +15,9 @@ struct NumberAndSuffix {
 
 NumberAndSuffix split_number(std::string_view text, std::string_view what) {
   std::size_t end = 0;
-  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) ||
-                               text[end] == '.' || text[end] == '-' || text[end] == '+' ||
-                               text[end] == 'e' || text[end] == 'E')) {
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
+          text[end] == '-' || text[end] == '+' || text[end] == 'e' || text[end] == 'E')) {
     // An 'e' is part of the number only when a digit follows it (so "1e3" is
     // a number but the "e" of a suffix never is).
     if ((text[end] == 'e' || text[end] == 'E') &&
@@ -60,11 +60,16 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
   if (text == "none") return std::nullopt;
   auto [number, suffix] = split_number(text, what);
   double scale = 0;
-  if (suffix.empty() || suffix == "s") scale = 1e9;
-  else if (suffix == "ms") scale = 1e6;
-  else if (suffix == "us") scale = 1e3;
-  else if (suffix == "m") scale = 60e9;
-  else if (suffix == "h") scale = 3600e9;
+  if (suffix.empty() || suffix == "s")
+    scale = 1e9;
+  else if (suffix == "ms")
+    scale = 1e6;
+  else if (suffix == "us")
+    scale = 1e3;
+  else if (suffix == "m")
+    scale = 60e9;
+  else if (suffix == "h")
+    scale = 3600e9;
   else {
     throw std::invalid_argument(std::string(what) + ": unknown duration unit \"" +
                                 std::string(suffix) + "\" (use ms, s, m or h)");
@@ -79,16 +84,23 @@ std::optional<std::uint64_t> parse_size(std::string_view text, std::string_view 
   if (text == "none") return std::nullopt;
   auto [number, suffix] = split_number(text, what);
   double scale = 0;
-  if (suffix.empty() || suffix == "B") scale = 1;
-  else if (suffix == "KiB" || suffix == "K") scale = 1024.0;
-  else if (suffix == "MiB" || suffix == "M") scale = 1024.0 * 1024;
-  else if (suffix == "GiB" || suffix == "G") scale = 1024.0 * 1024 * 1024;
-  else if (suffix == "kB") scale = 1e3;
-  else if (suffix == "MB") scale = 1e6;
-  else if (suffix == "GB") scale = 1e9;
+  if (suffix.empty() || suffix == "B")
+    scale = 1;
+  else if (suffix == "KiB" || suffix == "K")
+    scale = 1024.0;
+  else if (suffix == "MiB" || suffix == "M")
+    scale = 1024.0 * 1024;
+  else if (suffix == "GiB" || suffix == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (suffix == "kB")
+    scale = 1e3;
+  else if (suffix == "MB")
+    scale = 1e6;
+  else if (suffix == "GB")
+    scale = 1e9;
   else {
-    throw std::invalid_argument(std::string(what) + ": unknown size unit \"" +
-                                std::string(suffix) + "\" (use B, KiB, MiB or GiB)");
+    throw std::invalid_argument(std::string(what) + ": unknown size unit \"" + std::string(suffix) +
+                                "\" (use B, KiB, MiB or GiB)");
   }
   const double bytes = number * scale;
   if (bytes > 1.8e19) throw std::invalid_argument(std::string(what) + ": too large");

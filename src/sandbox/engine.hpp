@@ -5,8 +5,8 @@
 // Engine runs one request in a fresh context and reports what happened.
 #pragma once
 
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>

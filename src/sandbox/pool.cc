@@ -38,8 +38,8 @@ Pool::Lease Pool::checkout() {
   std::unique_lock lock(state_->mutex);
   auto available = [&] { return !state_->idle.empty() || state_->built < slots_; };
   if (state_->checkout_timeout) {
-    const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        *state_->checkout_timeout);
+    const auto wait =
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(*state_->checkout_timeout);
     if (!state_->returned.wait_for(lock, wait, available)) {
       throw CapacityError(FailureCode::busy, "every sandbox in the pool stayed checked out for " +
                                                  std::to_string(state_->checkout_timeout->count()) +

@@ -15,17 +15,64 @@ namespace corral::sandbox {
 namespace {
 
 // Globals of every context: a tool may not shadow them.
-constexpr std::array<std::string_view, 58> kReservedGlobals = {
-    "globalThis", "console", "Object", "Function", "Array", "Number", "parseFloat", "parseInt",
-    "Infinity", "NaN", "undefined", "Boolean", "String", "Symbol", "Date", "Promise", "RegExp",
-    "Error", "AggregateError", "EvalError", "RangeError", "ReferenceError", "SyntaxError",
-    "TypeError", "URIError", "JSON", "Math", "Intl", "ArrayBuffer", "Uint8Array", "Int8Array",
-    "Uint16Array", "Int16Array", "Uint32Array", "Int32Array", "Float32Array", "Float64Array",
-    "Uint8ClampedArray", "BigUint64Array", "BigInt64Array", "DataView", "Map", "BigInt", "Set",
-    "WeakMap", "WeakSet", "Proxy", "Reflect", "FinalizationRegistry", "WeakRef", "decodeURI",
-    "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape", "eval",
-    "isFinite"};
-
+constexpr std::array<std::string_view, 58> kReservedGlobals = {"globalThis",
+                                                               "console",
+                                                               "Object",
+                                                               "Function",
+                                                               "Array",
+                                                               "Number",
+                                                               "parseFloat",
+                                                               "parseInt",
+                                                               "Infinity",
+                                                               "NaN",
+                                                               "undefined",
+                                                               "Boolean",
+                                                               "String",
+                                                               "Symbol",
+                                                               "Date",
+                                                               "Promise",
+                                                               "RegExp",
+                                                               "Error",
+                                                               "AggregateError",
+                                                               "EvalError",
+                                                               "RangeError",
+                                                               "ReferenceError",
+                                                               "SyntaxError",
+                                                               "TypeError",
+                                                               "URIError",
+                                                               "JSON",
+                                                               "Math",
+                                                               "Intl",
+                                                               "ArrayBuffer",
+                                                               "Uint8Array",
+                                                               "Int8Array",
+                                                               "Uint16Array",
+                                                               "Int16Array",
+                                                               "Uint32Array",
+                                                               "Int32Array",
+                                                               "Float32Array",
+                                                               "Float64Array",
+                                                               "Uint8ClampedArray",
+                                                               "BigUint64Array",
+                                                               "BigInt64Array",
+                                                               "DataView",
+                                                               "Map",
+                                                               "BigInt",
+                                                               "Set",
+                                                               "WeakMap",
+                                                               "WeakSet",
+                                                               "Proxy",
+                                                               "Reflect",
+                                                               "FinalizationRegistry",
+                                                               "WeakRef",
+                                                               "decodeURI",
+                                                               "decodeURIComponent",
+                                                               "encodeURI",
+                                                               "encodeURIComponent",
+                                                               "escape",
+                                                               "unescape",
+                                                               "eval",
+                                                               "isFinite"};
 
 void check_cap(const std::optional<std::uint64_t>& cap, const char* name) {
   if (cap && *cap == 0) {
@@ -48,8 +95,8 @@ ToolError::~ToolError() = default;
 Profile parse_profile(std::string_view text) {
   if (text == "hermetic") return Profile::hermetic;
   if (text == "permissive") return Profile::permissive;
-  throw std::invalid_argument("profile must be hermetic or permissive, not \"" +
-                              std::string(text) + "\"");
+  throw std::invalid_argument("profile must be hermetic or permissive, not \"" + std::string(text) +
+                              "\"");
 }
 
 std::string_view to_string(Profile profile) noexcept {
@@ -129,7 +176,8 @@ class Sandbox::Impl {
 
   void add_snippet(std::string name, std::string code) {
     std::lock_guard lock(run_mutex_);
-    if (sealed_) throw std::invalid_argument("preload: snippets cannot be added after the first run");
+    if (sealed_)
+      throw std::invalid_argument("preload: snippets cannot be added after the first run");
     if (!is_identifier(name)) {
       throw std::invalid_argument("preload: snippet name \"" + name +
                                   "\" is not a JavaScript identifier");

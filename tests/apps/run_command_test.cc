@@ -50,7 +50,8 @@ TEST(RunCommand, FailureExitsNonZeroWithTheCodeOnStderr) {
   const Result r = shell("echo 'while (true) {}' | " + kCorral + " run --timeout 100ms - 2>&1");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("corral: timeout:"), std::string::npos) << r.out;
-  const Result json = shell("echo 'throw new Error(\"x\")' | " + kCorral + " run --json - 2>/dev/null");
+  const Result json =
+      shell("echo 'throw new Error(\"x\")' | " + kCorral + " run --json - 2>/dev/null");
   EXPECT_EQ(json.status, 1);
   EXPECT_NE(json.out.find("\"code\":\"guest_error\""), std::string::npos) << json.out;
 }
@@ -67,9 +68,8 @@ TEST(RunCommand, BadFlagsAreInvalidRequests) {
 }
 
 TEST(RunCommand, CodeModeAcceptsAnAsyncArrow) {
-  const Result r =
-      shell("echo 'async () => { console.log(\"in\"); return [1, 2]; }' | " + kCorral +
-            " run --code-mode -");
+  const Result r = shell("echo 'async () => { console.log(\"in\"); return [1, 2]; }' | " + kCorral +
+                         " run --code-mode -");
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "in\n[1,2]\n");
 }

@@ -48,8 +48,8 @@ TEST(Console, ChannelsSplitAsInNode) {
 
 TEST(Console, HostileGettersAreGuestErrors) {
   Sandbox sandbox(testing::quick());
-  auto ended = testing::eval_in(
-      sandbox, "console.log({ get boom() { throw new Error('getter'); } })");
+  auto ended =
+      testing::eval_in(sandbox, "console.log({ get boom() { throw new Error('getter'); } })");
   EXPECT_EQ(ended.code, FailureCode::guest_error);
   auto recursive = testing::eval_in(
       sandbox, "const o = { get again() { console.log(o); return 1; } }; console.log(o)");

@@ -14,8 +14,9 @@ using testing::quick;
 
 TEST(Invocation, B31_RunCallsASnippetEntrypointWithJsonArgs) {
   Sandbox sandbox(quick());
-  sandbox.preload("Math2", "function add(a, b) { return a + b; }\n"
-                           "const greet = async (who) => `hello ${who.name}`;");
+  sandbox.preload("Math2",
+                  "function add(a, b) { return a + b; }\n"
+                  "const greet = async (who) => `hello ${who.name}`;");
   EXPECT_EQ(sandbox.run("add", "[2, 40]").value(), "42");
   EXPECT_EQ(sandbox.run("greet", R"([{"name": "ada"}])").value(), R"("hello ada")");
 }
@@ -104,8 +105,7 @@ TEST(Invocation, ExecuteReportsSyntaxErrorsAtTheRightLine) {
 
 TEST(Invocation, EvalAwaitsAPromiseCompletionValue) {
   Sandbox sandbox(quick());
-  EXPECT_EQ(sandbox.eval("(async () => { await null; return 'later'; })()").value(),
-            R"("later")");
+  EXPECT_EQ(sandbox.eval("(async () => { await null; return 'later'; })()").value(), R"("later")");
 }
 
 }  // namespace

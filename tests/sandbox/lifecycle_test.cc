@@ -82,8 +82,9 @@ TEST(Lifecycle, B02_EvalReturnsFrozenExecutionWithLastExpression) {
 
 TEST(Lifecycle, B03_EachRunGetsAFreshContext) {
   Sandbox sandbox(quick());
-  sandbox.eval("globalThis.leak = 1; var v = 2; Array.prototype.evil = () => 'pwned';"
-               "Object.prototype.polluted = true; JSON.parse = () => 'hijacked'; 0");
+  sandbox.eval(
+      "globalThis.leak = 1; var v = 2; Array.prototype.evil = () => 'pwned';"
+      "Object.prototype.polluted = true; JSON.parse = () => 'hijacked'; 0");
   auto after = eval_in(sandbox,
                        "[typeof leak, typeof v, typeof [].evil, ({}).polluted === undefined,"
                        " JSON.parse('1')]");

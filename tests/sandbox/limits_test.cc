@@ -49,8 +49,9 @@ TEST(SandboxTimeout, StopsLoopInFinallyAfterCatchingEverything) {
 
 TEST(SandboxTimeout, StopsMicrotaskLoop) {
   Sandbox sandbox(quick(0.2));
-  expect_code(eval_in(sandbox, "function spin() { Promise.resolve().then(spin); } spin(); "
-                               "new Promise(() => {})"),
+  expect_code(eval_in(sandbox,
+                      "function spin() { Promise.resolve().then(spin); } spin(); "
+                      "new Promise(() => {})"),
               FailureCode::timeout);
   expect_still_usable(sandbox);
 }
@@ -65,7 +66,8 @@ TEST(SandboxTimeout, StopsLoopAfterAwait) {
 TEST(SandboxTimeout, StopsRunAwaitingToolThatNeverAnswers) {
   Sandbox sandbox(quick(0.2));
   sandbox.bind_async("codemode.never", [](std::string, ToolReply) {});
-  auto ended = execute_in(sandbox, "async () => { console.log('before'); await codemode.never(); }");
+  auto ended =
+      execute_in(sandbox, "async () => { console.log('before'); await codemode.never(); }");
   expect_code(ended, FailureCode::timeout);
   EXPECT_EQ(ended.execution->stdout_text(), "before\n");
   EXPECT_EQ(ended.execution->usage().tool_calls, 1u);
@@ -134,14 +136,13 @@ TEST(SandboxMemory, E20_StringBomb) {
   expect_memory_limit("const parts = []; for (let i = 0;; i++) parts.push('y'.repeat(1024) + i);");
 }
 TEST(SandboxMemory, E20_HugeStringConcatenation) {
-  expect_memory_limit("let s = 'x'; const keep = []; for (;;) { s = s + s; keep.push(s.slice(1)); }");
+  expect_memory_limit(
+      "let s = 'x'; const keep = []; for (;;) { s = s + s; keep.push(s.slice(1)); }");
 }
 TEST(SandboxMemory, E20_TypedArrayBomb) {
   expect_memory_limit("const a = []; for (;;) a.push(new Float64Array(1 << 16));");
 }
-TEST(SandboxMemory, E20_OneHugeArrayBuffer) {
-  expect_memory_limit("new ArrayBuffer(1 << 30)");
-}
+TEST(SandboxMemory, E20_OneHugeArrayBuffer) { expect_memory_limit("new ArrayBuffer(1 << 30)"); }
 TEST(SandboxMemory, E20_CaughtArrayBufferFailureStillEndsTheRun) {
   expect_memory_limit("for (;;) { try { new ArrayBuffer(1 << 30); } catch (e) {} }");
 }
@@ -170,7 +171,8 @@ TEST(SandboxMemory, SmallRunsStayUnderTheLimitAndReportPeak) {
 TEST(SandboxMemory, LimitIsPerRunNotCumulative) {
   Sandbox sandbox(small_memory());
   for (int i = 0; i < 8; ++i) {
-    auto ended = eval_in(sandbox, "const a = []; for (let i = 0; i < 1e5; i++) a.push({i}); a.length");
+    auto ended =
+        eval_in(sandbox, "const a = []; for (let i = 0; i < 1e5; i++) a.push({i}); a.length");
     ASSERT_TRUE(ended.ok()) << "run " << i << ": " << ended.message;
   }
 }

@@ -54,14 +54,16 @@ TEST(Tools, AsyncToolReturnsAPromiseAnsweredFromAnotherThread) {
   });
   const Execution e = sandbox.execute(
       "async () => { const p = codemode.later({n: 1}); const isPromise = p instanceof Promise;"
-      " const [a, b] = await Promise.all([p, codemode.later({n: 2})]); return [isPromise, a.n, b.n]; }");
+      " const [a, b] = await Promise.all([p, codemode.later({n: 2})]); return [isPromise, a.n, "
+      "b.n]; }");
   EXPECT_EQ(e.value(), "[true,1,2]");
   EXPECT_EQ(e.usage().tool_calls, 2u);
 }
 
 TEST(Tools, E11_ToolExceptionsAreCatchableByTheGuest) {
   Sandbox sandbox(quick());
-  sandbox.bind("codemode.fail", [](std::string_view) -> std::string { throw ToolError("no such user"); });
+  sandbox.bind("codemode.fail",
+               [](std::string_view) -> std::string { throw ToolError("no such user"); });
   sandbox.bind_async("codemode.fail_async",
                      [](std::string, ToolReply reply) { reply.reject("backend down"); });
   const Execution e = sandbox.execute(
@@ -74,7 +76,8 @@ TEST(Tools, E11_ToolExceptionsAreCatchableByTheGuest) {
 
 TEST(Tools, E11_UncaughtToolFailureIsToolError) {
   Sandbox sandbox(quick());
-  sandbox.bind("codemode.fail", [](std::string_view) -> std::string { throw std::runtime_error("disk on fire"); });
+  sandbox.bind("codemode.fail",
+               [](std::string_view) -> std::string { throw std::runtime_error("disk on fire"); });
   auto ended = eval_in(sandbox, "codemode.fail({})");
   ASSERT_EQ(ended.code, FailureCode::tool_error);
   EXPECT_NE(ended.message.find("disk on fire"), std::string::npos) << ended.message;
@@ -96,7 +99,8 @@ TEST(Tools, E12_UnknownToolIsNoSuchTool) {
   EXPECT_NE(ended.message.find("codemode.serach"), std::string::npos) << ended.message;
   EXPECT_NE(ended.message.find("codemode.search"), std::string::npos) << ended.message;
   // Ordinary probes on the namespace still behave like a plain object.
-  EXPECT_EQ(sandbox.eval("[typeof codemode.then, typeof codemode.toString, 'search' in codemode]").value(),
+  EXPECT_EQ(sandbox.eval("[typeof codemode.then, typeof codemode.toString, 'search' in codemode]")
+                .value(),
             R"(["undefined","function",true])");
 }
 
@@ -107,10 +111,11 @@ TEST(Tools, E55_UnserializableArgumentIsRejectedAtTheCallSite) {
     ++calls;
     return std::string(args);
   });
-  const Execution caught = sandbox.eval(
-      "try { codemode.echo({f: () => 1}); } catch (e) { [e.name, e.message] }");
-  EXPECT_EQ(caught.value(),
-            R"(["TypeError","the argument of codemode.echo has no JSON form: value.f is a function"])");
+  const Execution caught =
+      sandbox.eval("try { codemode.echo({f: () => 1}); } catch (e) { [e.name, e.message] }");
+  EXPECT_EQ(
+      caught.value(),
+      R"(["TypeError","the argument of codemode.echo has no JSON form: value.f is a function"])");
   EXPECT_EQ(calls.load(), 0);
   EXPECT_EQ(eval_in(sandbox, "codemode.echo(10n)").code, FailureCode::tool_argument);
   EXPECT_EQ(eval_in(sandbox, "codemode.echo(1, 2)").code, FailureCode::tool_argument);

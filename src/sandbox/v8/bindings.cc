@@ -8,7 +8,6 @@ namespace {
 
 enum Channel : int32_t { kStdout = 0, kStderr = 1 };
 
-
 void write_line(RunState& run, int32_t channel, std::string line) {
   line.push_back('\n');
   (channel == kStderr ? run.err : run.out).write(line);
@@ -41,9 +40,9 @@ void missing_tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (!run) return;
   std::string bound;
   for (const auto& tool : run->registry.tools) bound += (bound.empty() ? "" : ", ") + tool.path;
-  engine->throw_coded(FailureCode::no_such_tool,
-                      "no tool named " + utf8(isolate, info.Data().As<v8::String>()) +
-                          " is bound (bound tools: " + bound + ")");
+  engine->throw_coded(FailureCode::no_such_tool, "no tool named " +
+                                                     utf8(isolate, info.Data().As<v8::String>()) +
+                                                     " is bound (bound tools: " + bound + ")");
 }
 
 // Unknown names on a tool namespace resolve to a function that fails with
@@ -58,8 +57,8 @@ void missing_tool_getter(v8::Local<v8::Name> property,
   if (name == "then" || name == "toJSON" || name == "inspect" || name == "constructor") return;
   const std::string path = utf8(isolate, info.Data().As<v8::String>()) + "." + name;
   v8::Local<v8::Function> stub;
-  if (v8::Function::New(isolate->GetCurrentContext(), missing_tool_call, v8_string(isolate, path), 0,
-                        v8::ConstructorBehavior::kThrow)
+  if (v8::Function::New(isolate->GetCurrentContext(), missing_tool_call, v8_string(isolate, path),
+                        0, v8::ConstructorBehavior::kThrow)
           .ToLocal(&stub)) {
     info.GetReturnValue().Set(stub);
   }
@@ -83,9 +82,9 @@ void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
   ++run->tool_calls;
 
   if (info.Length() > 1) {
-    engine->throw_coded(FailureCode::tool_argument,
-                        tool.path + " takes one argument (a JSON value), not " +
-                            std::to_string(info.Length()));
+    engine->throw_coded(
+        FailureCode::tool_argument,
+        tool.path + " takes one argument (a JSON value), not " + std::to_string(info.Length()));
     return;
   }
   std::string args = "null";
@@ -93,8 +92,10 @@ void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
     args.clear();
     std::string why;
     switch (write_json(context, info[0], args, why)) {
-      case JsonStatus::ok: break;
-      case JsonStatus::exception: return;
+      case JsonStatus::ok:
+        break;
+      case JsonStatus::exception:
+        return;
       case JsonStatus::unserializable:
         engine->throw_coded(FailureCode::tool_argument,
                             "the argument of " + tool.path + " has no JSON form: " + why);
@@ -178,8 +179,7 @@ v8::Local<v8::ObjectTemplate> make_console_template(v8::Isolate* isolate) {
   return console;
 }
 
-v8::Local<v8::ObjectTemplate> make_global_template(v8::Isolate* isolate,
-                                                   const Registry& registry) {
+v8::Local<v8::ObjectTemplate> make_global_template(v8::Isolate* isolate, const Registry& registry) {
   v8::Local<v8::ObjectTemplate> global = v8::ObjectTemplate::New(isolate);
 
   // Namespaces ("codemode" in "codemode.search") become objects whose

@@ -52,7 +52,6 @@ uintptr_t stack_limit_for_this_thread() {
   return here - std::min(usable, kMaxJsStack);
 }
 
-
 std::string bounded(std::string text) {
   if (text.size() > kMaxMessageBytes) {
     text.resize(kMaxMessageBytes);
@@ -80,8 +79,8 @@ V8Engine::V8Engine(const Options& options) : options_(options) {
     // The heap limit is a backstop with room for the isolate's own baseline;
     // the run's exact limit is checked after every GC and at the end.
     const std::uint64_t limit = *options_.memory_limit;
-    const std::uint64_t old_space = std::min<std::uint64_t>(limit, std::uint64_t{1} << 40) +
-                                    (std::uint64_t{32} << 20);
+    const std::uint64_t old_space =
+        std::min<std::uint64_t>(limit, std::uint64_t{1} << 40) + (std::uint64_t{32} << 20);
     const std::uint64_t young =
         std::clamp<std::uint64_t>(limit / 4, std::uint64_t{2} << 20, std::uint64_t{16} << 20);
     params.constraints.set_max_old_generation_size_in_bytes(old_space);
@@ -114,9 +113,7 @@ V8Engine::~V8Engine() {
   isolate_->Dispose();
 }
 
-v8::Local<v8::Private> V8Engine::failure_code_key() {
-  return failure_code_key_.Get(isolate_);
-}
+v8::Local<v8::Private> V8Engine::failure_code_key() { return failure_code_key_.Get(isolate_); }
 
 v8::Local<v8::Value> V8Engine::coded_error(FailureCode code, const std::string& message) {
   v8::Local<v8::Value> error = code == FailureCode::tool_argument
@@ -167,8 +164,8 @@ void V8Engine::after_gc(v8::Isolate* isolate, v8::GCType, v8::GCCallbackFlags, v
 void V8Engine::sample_memory(RunState& run) {
   v8::HeapStatistics heap;
   isolate_->GetHeapStatistics(&heap);
-  const std::int64_t heap_delta =
-      std::max<std::int64_t>(0, static_cast<std::int64_t>(heap.used_heap_size()) - run.heap_baseline);
+  const std::int64_t heap_delta = std::max<std::int64_t>(
+      0, static_cast<std::int64_t>(heap.used_heap_size()) - run.heap_baseline);
   const std::int64_t buffer_delta =
       std::max<std::int64_t>(0, allocator_->peak() - run.buffer_baseline);
   const auto usage = static_cast<std::uint64_t>(heap_delta + buffer_delta);
@@ -211,7 +208,8 @@ void V8Engine::deliver_answers(RunState& run, v8::Local<v8::Context> context) {
       if (parsed) {
         resolver->Resolve(context, value).FromMaybe(false);
       } else {
-        resolver->Reject(context, coded_error(FailureCode::tool_error, "a tool returned invalid JSON"))
+        resolver
+            ->Reject(context, coded_error(FailureCode::tool_error, "a tool returned invalid JSON"))
             .FromMaybe(false);
       }
     } else {
@@ -366,7 +364,8 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     outcome.failure.reset();
     switch (*verdict) {
       case FailureCode::timeout:
-        fail(*verdict, "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
+        fail(*verdict,
+             "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
         break;
       case FailureCode::memory_limit:
         fail(*verdict, "the run exceeded its memory limit of " +
@@ -396,8 +395,7 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     data.usage.memory_peak = std::min(data.usage.memory_peak, *options_.memory_limit);
   }
   data.usage.cpu_time = thread_cpu_seconds() - cpu_start;
-  data.usage.wall_time =
-      std::chrono::duration<double>(Clock::now() - request.entry).count();
+  data.usage.wall_time = std::chrono::duration<double>(Clock::now() - request.entry).count();
   return outcome;
 }
 

@@ -30,7 +30,6 @@ v8::MaybeLocal<v8::String> source_string(v8::Isolate* isolate, std::string_view 
                                  static_cast<int>(text.size()));
 }
 
-
 std::string located_message(v8::Local<v8::Context> context, v8::Local<v8::Message> message) {
   v8::Isolate* isolate = context->GetIsolate();
   std::string text = utf8(isolate, message->Get());
@@ -78,13 +77,12 @@ std::string_view strip_code(std::string_view code) {
       code = trim(code.substr(first_newline + 1, code.size() - 3 - first_newline - 1));
     }
   }
-  while (!code.empty() && (code.back() == ';' ||
-                           std::isspace(static_cast<unsigned char>(code.back())))) {
+  while (!code.empty() &&
+         (code.back() == ';' || std::isspace(static_cast<unsigned char>(code.back())))) {
     code.remove_suffix(1);
   }
   return code;
 }
-
 
 bool ensure_compiled(RunContext& rc, const Registry& registry) {
   V8Engine::CompiledScripts& scripts = rc.engine.scripts();
@@ -117,7 +115,10 @@ bool ensure_compiled(RunContext& rc, const Registry& registry) {
 
 bool run_unbound(RunContext& rc, const v8::Global<v8::UnboundScript>& unbound) {
   v8::Local<v8::Value> ignored;
-  return unbound.Get(rc.engine.isolate())->BindToCurrentContext()->Run(rc.context).ToLocal(&ignored);
+  return unbound.Get(rc.engine.isolate())
+      ->BindToCurrentContext()
+      ->Run(rc.context)
+      .ToLocal(&ignored);
 }
 
 bool call_function(RunContext& rc, v8::Local<v8::Value> callee, int argc,
@@ -167,8 +168,9 @@ bool run_call(RunContext& rc, const RunRequest& request) {
     // live in the script scope, which only a script can read.
     std::string ignored;
     v8::Local<v8::Script> lookup;
-    if (compile(rc.context, rc.try_catch, "typeof " + request.entrypoint + " === 'function' ? " +
-                                              request.entrypoint + " : undefined",
+    if (compile(rc.context, rc.try_catch,
+                "typeof " + request.entrypoint + " === 'function' ? " + request.entrypoint +
+                    " : undefined",
                 "(corral:entrypoint)", 0, 0, ignored)
             .ToLocal(&lookup)) {
       if (!lookup->Run(rc.context).ToLocal(&callee)) return false;
@@ -191,9 +193,9 @@ bool run_call(RunContext& rc, const RunRequest& request) {
       }
     }
     rc.outcome.failure = FailureCode::invalid_request;
-    rc.outcome.message = "no entrypoint named " + request.entrypoint +
-                         " is defined by the snippets (functions: " +
-                         (available.empty() ? "none" : available) + ")";
+    rc.outcome.message =
+        "no entrypoint named " + request.entrypoint +
+        " is defined by the snippets (functions: " + (available.empty() ? "none" : available) + ")";
     return false;
   }
   v8::Local<v8::Value> args;
@@ -221,8 +223,7 @@ bool run_call(RunContext& rc, const RunRequest& request) {
 bool run_guest(RunContext& rc, const RunRequest& request, const Registry& registry) {
   if (!ensure_compiled(rc, registry)) return false;
   V8Engine::CompiledScripts& scripts = rc.engine.scripts();
-  if (rc.run.options.profile == Profile::hermetic &&
-      !run_unbound(rc, scripts.hermetic_bootstrap)) {
+  if (rc.run.options.profile == Profile::hermetic && !run_unbound(rc, scripts.hermetic_bootstrap)) {
     return false;
   }
   for (std::size_t i = 0; i < scripts.snippets.size(); ++i) {

@@ -39,8 +39,7 @@ class ClockPlatform final : public v8::Platform {
   void CallLowPriorityTaskOnWorkerThread(std::unique_ptr<v8::Task> task) override {
     inner_->CallLowPriorityTaskOnWorkerThread(std::move(task));
   }
-  void CallDelayedOnWorkerThread(std::unique_ptr<v8::Task> task,
-                                 double delay_in_seconds) override {
+  void CallDelayedOnWorkerThread(std::unique_ptr<v8::Task> task, double delay_in_seconds) override {
     inner_->CallDelayedOnWorkerThread(std::move(task), delay_in_seconds);
   }
   bool IdleTasksEnabled(v8::Isolate* isolate) override { return inner_->IdleTasksEnabled(isolate); }
@@ -53,9 +52,7 @@ class ClockPlatform final : public v8::Platform {
     return clock_frozen ? 0.0 : inner_->CurrentClockTimeMillis();
   }
   StackTracePrinter GetStackTracePrinter() override { return inner_->GetStackTracePrinter(); }
-  v8::TracingController* GetTracingController() override {
-    return inner_->GetTracingController();
-  }
+  v8::TracingController* GetTracingController() override { return inner_->GetTracingController(); }
   void DumpWithoutCrashing() override { inner_->DumpWithoutCrashing(); }
 
  private:

@@ -14,7 +14,6 @@ constexpr int kMaxJsonDepth = 128;
 constexpr int kMaxInspectDepth = 2;
 constexpr uint32_t kMaxInspectItems = 100;
 
-
 // The keys JSON.stringify and console.log show: own, enumerable, strings.
 v8::MaybeLocal<v8::Array> own_enumerable_keys(v8::Local<v8::Context> context,
                                               v8::Local<v8::Object> object) {
@@ -28,13 +27,27 @@ void append_json_string(std::string& out, std::string_view text) {
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (u < 0x20) {
           char buf[8];
@@ -55,9 +68,9 @@ void append_number(std::string& out, double number) {
   }
   // Like JavaScript: plain digits below 1e21, exponent notation above.
   char buf[400];
-  const auto format =
-      std::fabs(number) < 1e21 && std::fabs(number) >= 1e-7 ? std::chars_format::fixed
-                                                            : std::chars_format::scientific;
+  const auto format = std::fabs(number) < 1e21 && std::fabs(number) >= 1e-7
+                          ? std::chars_format::fixed
+                          : std::chars_format::scientific;
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number, format);
   out.append(buf, end);
 }
@@ -151,9 +164,8 @@ class JsonWriter {
       if (open == object) return unserializable(path, "is a cycle (it contains itself)");
     }
     stack_.push_back(object);
-    const JsonStatus status =
-        value->IsArray() ? write_array(value.As<v8::Array>(), path, depth)
-                         : write_object(object, path, depth);
+    const JsonStatus status = value->IsArray() ? write_array(value.As<v8::Array>(), path, depth)
+                                               : write_object(object, path, depth);
     stack_.pop_back();
     return status;
   }
@@ -219,14 +231,17 @@ class JsonWriter {
 
 // ---- console formatting -------------------------------------------------
 
-
 void append_quoted(std::string& out, std::string_view text) {
   out.push_back('\'');
   for (char c : text) {
-    if (c == '\'') out += "\\'";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\'')
+      out += "\\'";
+    else if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   out.push_back('\'');
 }
@@ -265,8 +280,10 @@ class Inspector {
 
   bool inspect(v8::Local<v8::Value> value, int depth, bool top, std::string& out) {
     if (value->IsString()) {
-      if (top) out += utf8(isolate_, value.As<v8::String>());
-      else append_quoted(out, utf8(isolate_, value.As<v8::String>()));
+      if (top)
+        out += utf8(isolate_, value.As<v8::String>());
+      else
+        append_quoted(out, utf8(isolate_, value.As<v8::String>()));
       return true;
     }
     if (value->IsUndefined()) return out += "undefined", true;
@@ -360,7 +377,8 @@ class Inspector {
     if (object->IsPromise()) {
       v8::Local<v8::Promise> promise = object.As<v8::Promise>();
       switch (promise->State()) {
-        case v8::Promise::kPending: return out += "Promise { <pending> }", true;
+        case v8::Promise::kPending:
+          return out += "Promise { <pending> }", true;
         case v8::Promise::kFulfilled:
           out += "Promise { ";
           if (!inspect(promise->Result(), depth + 1, false, out)) return false;
@@ -398,8 +416,10 @@ class Inspector {
     v8::Local<v8::Array> keys;
     if (!own_enumerable_keys(context_, object).ToLocal(&keys)) return false;
     const std::string constructor = utf8(isolate_, object->GetConstructorName());
-    if (object->GetPrototype()->IsNull()) out += "[Object: null prototype] ";
-    else if (constructor != "Object" && !constructor.empty()) out += constructor + " ";
+    if (object->GetPrototype()->IsNull())
+      out += "[Object: null prototype] ";
+    else if (constructor != "Object" && !constructor.empty())
+      out += constructor + " ";
     if (keys->Length() == 0) return out += "{}", true;
     out += "{ ";
     const uint32_t shown = std::min(keys->Length(), kMaxInspectItems);
@@ -411,8 +431,10 @@ class Inspector {
         return false;
       }
       const std::string name = utf8(isolate_, key.As<v8::String>());
-      if (is_identifier(name)) out += name;
-      else append_quoted(out, name);
+      if (is_identifier(name))
+        out += name;
+      else
+        append_quoted(out, name);
       out += ": ";
       if (!inspect(member, depth + 1, false, out)) return false;
     }
@@ -449,8 +471,8 @@ std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> string) {
   return out;
 }
 
-JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value,
-                      std::string& out, std::string& why) {
+JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value, std::string& out,
+                      std::string& why) {
   JsonWriter writer(context, out, why);
   bool skip = false;
   const JsonStatus status = writer.write(value, "value", 0, skip);

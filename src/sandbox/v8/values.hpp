@@ -21,8 +21,8 @@ enum class JsonStatus {
 // dropped. Object properties whose value is undefined are omitted and
 // undefined array elements become null, as JSON.stringify does; toJSON()
 // is honoured (so a Date becomes its ISO string).
-JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value,
-                      std::string& out, std::string& why);
+JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value, std::string& out,
+                      std::string& why);
 
 // Formats console.log's arguments the way Node prints them, on one line:
 // strings raw at top level, objects as `{ a: 1, b: 'x' }`, arrays as
