@@ -14,9 +14,14 @@ Watchdog::Watchdog() : thread_([this] { loop(); }) { thread_.detach(); }
 Watchdog::Id Watchdog::arm(Clock::time_point deadline, std::function<void()> on_expiry) {
   std::lock_guard lock(mutex_);
   const Id id = next_id_++;
-  const bool earliest = deadlines_.empty() || deadline < deadlines_.begin()->first;
   deadlines_.emplace(deadline, std::make_pair(id, std::move(on_expiry)));
-  if (earliest) wake_.notify_one();
+  // The thread only needs waking when it would sleep past the new deadline.
+  // Disarmed deadlines leave it asleep until their time (it then finds them
+  // gone), so back-to-back runs, each with a later deadline, never wake it.
+  if (deadline < sleeping_until_) {
+    sleeping_until_ = deadline;
+    wake_.notify_one();
+  }
   return id;
 }
 
@@ -36,13 +41,21 @@ void Watchdog::loop() {
   std::unique_lock lock(mutex_);
   for (;;) {
     if (deadlines_.empty()) {
-      wake_.wait(lock);
+      // Keep sleeping towards the last deadline asked for (maybe disarmed
+      // since): arm() wakes us only for an earlier one.
+      if (sleeping_until_ == Clock::time_point::max() || Clock::now() >= sleeping_until_) {
+        sleeping_until_ = Clock::time_point::max();
+        wake_.wait(lock);
+      } else {
+        wake_.wait_until(lock, sleeping_until_);
+      }
       continue;
     }
     auto first = deadlines_.begin();
     // Copy the deadline: disarm() may erase its node while we wait.
     const Clock::time_point next = first->first;
     if (Clock::now() < next) {
+      sleeping_until_ = next;
       wake_.wait_until(lock, next);
       continue;
     }

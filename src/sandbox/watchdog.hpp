@@ -36,6 +36,9 @@ class Watchdog {
   std::condition_variable wake_;
   std::multimap<Clock::time_point, std::pair<Id, std::function<void()>>> deadlines_;
   Id next_id_ = 1;
+  // When the thread will wake by itself (max: only when notified). arm()
+  // notifies only for a deadline earlier than this.
+  Clock::time_point sleeping_until_ = Clock::time_point::max();
   std::thread thread_;
 };
 
