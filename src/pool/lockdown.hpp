@@ -43,16 +43,38 @@ std::string to_json(const Protections& protections);
 // child; the parent stays behind as a small reaper that forwards signals and
 // exits with the child's status, and never returns). Failures to enter a
 // namespace are recorded in `protections.notes`, not thrown.
+//
+// After the fork the worker is pid 1 of its namespace: the kernel drops
+// signals with the default action that reach an init, so this installs
+// SIGTERM/SIGINT/SIGHUP/SIGQUIT handlers that _exit(128 + signal); install
+// your own afterwards for a graceful stop. The reaper closes every fd above
+// 2 (the pool sees EOF as soon as the worker dies) and exits with the
+// worker's exit status, or 128 + signal (159 for a policy kill, SIGSYS).
+// Both the reaper and the worker carry PR_SET_PDEATHSIG(SIGKILL); Linux
+// fires it when the parent *thread* exits, so spawn workers from a thread
+// that lives as long as the pool.
 void enter_namespaces(Protections& protections);
 
-// Step 2. Closes every fd except `keep_fd` (and 0-2, pointed at /dev/null),
-// sets rlimits, no_new_privs and the seccomp filter. Throws
-// std::runtime_error if no_new_privs or seccomp cannot be applied: a worker
-// that cannot lock down must not run guests.
+// Step 2. Sets the parent-death signal, points 0 and 1 at /dev/null, keeps
+// 2 (V8's fatal messages and sanitizer reports go there; the spawner chose
+// it) and `keep_fd`, closes every other fd, sets rlimits (core 0, 64 open
+// files, threads in our own user namespace), no_new_privs and the seccomp
+// allow-list on every thread. Throws std::runtime_error if no_new_privs or
+// seccomp cannot be applied: a worker that cannot lock down must not run
+// guests.
+//
+// Afterwards: no open(), no new sockets or processes (clone without
+// CLONE_THREAD kills the process), signals only to this process, ioctl
+// answers ENOTTY. Create any eventfd/pipe/epoll before or after (allowed),
+// but never leave with exit() or by returning from main: use _exit().
+// Under LeakSanitizer, exit() would fork a tracer, which the policy kills.
 void lock_down(int keep_fd, Protections& protections);
 
 // For `corral check`: what this machine allows, found by running both steps
-// in a short-lived child process.
+// in a short-lived forked child that reports back over a pipe (bounded at
+// 10 s). The caller must be single-threaded and must not have started V8:
+// a fork of a multi-threaded process may deadlock, and the kernel refuses
+// a user namespace to a multi-threaded process.
 Protections probe_protections();
 
 }  // namespace corral::pool
