@@ -218,17 +218,14 @@ void set_rlimits(int keep_fd, Protections& protections) {
 // (the pool gives a pipe it reads with a bound, or /dev/null). Everything
 // else but `keep_fd` is closed.
 void close_fds(int keep_fd, Protections& protections) {
+  // Without /dev/null (an odd chroot), 0 and 1 stay as inherited; the rest
+  // is still closed.
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd < 0) {
-    protections.notes.push_back(failed("fds: /dev/null"));
-    return;
-  }
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (fd == keep_fd) continue;
-    if (fd == 2 && ::fcntl(2, F_GETFD) >= 0) continue;
-    if (fd != null_fd) ::dup2(null_fd, fd);
-  }
-  if (null_fd > 2 && null_fd != keep_fd) ::close(null_fd);
+  if (null_fd < 0) protections.notes.push_back(failed("fds: /dev/null (stdin, stdout kept)"));
+  for (int fd = 0; fd <= 1 && null_fd >= 0; ++fd)
+    if (fd != keep_fd && fd != null_fd) ::dup2(null_fd, fd);
+  if (2 != keep_fd && ::fcntl(2, F_GETFD) < 0 && null_fd >= 0) ::dup2(null_fd, 2);
+  if (null_fd > 2) ::close(null_fd);
   if (keep_fd < 0) {
     close_range_of(3, ~0u);
   } else {
