@@ -18,4 +18,10 @@ void add_run_command(CLI::App& app, Action& action);
 // bound commands.
 void add_command_commands(CLI::App& app, Action& action);
 
+// `corral check`: which protections this machine allows.
+void add_check_command(CLI::App& app, Action& action);
+
+// `corral worker`: the hardened process a worker pool spawns (hidden).
+void add_worker_command(CLI::App& app, Action& action);
+
 }  // namespace corral::app

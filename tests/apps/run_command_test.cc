@@ -75,3 +75,17 @@ TEST(RunCommand, CodeModeAcceptsAnAsyncArrow) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CheckCommand, ReportsTheWorkerProtections) {
+  const Result r = shell(kCorral + " check");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("no_new_privs           active"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seccomp allow-list     active"), std::string::npos) << r.out;
+  const Result json = shell(kCorral + " check --json");
+  EXPECT_EQ(json.status, 0);
+  EXPECT_NE(json.out.find("\"seccomp\":true"), std::string::npos) << json.out;
+}
+
+}  // namespace

@@ -1,0 +1,119 @@
+#include "pool/frames.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace corral::pool {
+
+std::string encode_frame(const json::object& message) {
+  const std::string body = json::serialize(message);
+  const auto size = static_cast<std::uint32_t>(body.size());
+  std::string frame;
+  frame.reserve(kFrameHeaderBytes + body.size());
+  frame.push_back(static_cast<char>((size >> 24) & 0xff));
+  frame.push_back(static_cast<char>((size >> 16) & 0xff));
+  frame.push_back(static_cast<char>((size >> 8) & 0xff));
+  frame.push_back(static_cast<char>(size & 0xff));
+  frame += body;
+  return frame;
+}
+
+FrameReader::Status FrameReader::next(std::string& body) {
+  const std::size_t available = buffer_.size() - consumed_;
+  if (available < kFrameHeaderBytes) {
+    if (consumed_ > 0) {
+      buffer_.erase(0, consumed_);
+      consumed_ = 0;
+    }
+    return Status::need_more;
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + consumed_);
+  const std::size_t size = (std::size_t{p[0]} << 24) | (std::size_t{p[1]} << 16) |
+                           (std::size_t{p[2]} << 8) | std::size_t{p[3]};
+  if (size > max_frame_) return Status::oversized;
+  if (available < kFrameHeaderBytes + size) {
+    if (consumed_ > 0) {
+      buffer_.erase(0, consumed_);
+      consumed_ = 0;
+    }
+    return Status::need_more;
+  }
+  body.assign(buffer_, consumed_ + kFrameHeaderBytes, size);
+  consumed_ += kFrameHeaderBytes + size;
+  if (consumed_ == buffer_.size()) {
+    buffer_.clear();
+    consumed_ = 0;
+  }
+  return Status::frame;
+}
+
+std::optional<json::object> parse_message(std::string_view body) {
+  boost::system::error_code ec;
+  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
+  if (ec || !value.is_object()) return std::nullopt;
+  json::object& object = value.get_object();
+  if (!get_string(object, "t")) return std::nullopt;
+  return std::move(object);
+}
+
+std::optional<std::uint64_t> get_count(const json::object& object, std::string_view key) {
+  const json::value* v = object.if_contains(key);
+  if (!v) return std::nullopt;
+  if (v->is_uint64()) return v->get_uint64();
+  if (v->is_int64() && v->get_int64() >= 0) return static_cast<std::uint64_t>(v->get_int64());
+  return std::nullopt;
+}
+
+const json::string* get_string(const json::object& object, std::string_view key) {
+  const json::value* v = object.if_contains(key);
+  return v && v->is_string() ? &v->get_string() : nullptr;
+}
+
+namespace {
+
+json::value optional_count(const std::optional<std::uint64_t>& value) {
+  return value ? json::value(*value) : json::value(nullptr);
+}
+
+std::optional<std::uint64_t> read_optional_count(const json::object& object, std::string_view key) {
+  const json::value* v = object.if_contains(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (auto count = get_count(object, key)) return count;
+  throw std::invalid_argument("limits: " + std::string(key) + " is not a count");
+}
+
+}  // namespace
+
+json::object limits_to_object(const sandbox::Options& limits) {
+  json::object out;
+  out["timeout"] = limits.timeout ? json::value(limits.timeout->count()) : json::value(nullptr);
+  out["memory_limit"] = optional_count(limits.memory_limit);
+  out["stdout_limit"] = optional_count(limits.stdout_limit);
+  out["stderr_limit"] = optional_count(limits.stderr_limit);
+  out["max_tool_calls"] = optional_count(limits.max_tool_calls);
+  out["profile"] = std::string(sandbox::to_string(limits.profile));
+  return out;
+}
+
+sandbox::Options limits_from_object(const json::object& object) {
+  sandbox::Options limits;
+  const json::value* timeout = object.if_contains("timeout");
+  if (!timeout || timeout->is_null()) {
+    limits.timeout.reset();
+  } else if (timeout->is_number()) {
+    limits.timeout = std::chrono::duration<double>(timeout->to_number<double>());
+  } else {
+    throw std::invalid_argument("limits: timeout is not a number");
+  }
+  limits.memory_limit = read_optional_count(object, "memory_limit");
+  limits.stdout_limit = read_optional_count(object, "stdout_limit");
+  limits.stderr_limit = read_optional_count(object, "stderr_limit");
+  limits.max_tool_calls = read_optional_count(object, "max_tool_calls");
+  const json::string* profile = get_string(object, "profile");
+  if (!profile) throw std::invalid_argument("limits: profile is missing");
+  limits.profile = sandbox::parse_profile(std::string_view(profile->data(), profile->size()));
+  sandbox::validate(limits);
+  return limits;
+}
+
+}  // namespace corral::pool

@@ -1,0 +1,69 @@
+// src/pool/frames.hpp: the IPC framing between the pool and a worker.
+//
+// A frame is a 4-byte big-endian length followed by that many bytes of one
+// JSON object. Both sides refuse a frame longer than their maximum before
+// buffering it. Messages (every one has "t", its type, and "id", the
+// execution it belongs to, except "ready"):
+//
+//   pool -> worker
+//     {"t":"run","id":N,"shape":"execute"|"eval","code":S,"tools":[S..],
+//      "limits":{"timeout":secs|null,"memory_limit":n|null,"stdout_limit":n|null,
+//                "stderr_limit":n|null,"max_tool_calls":n|null,"profile":S}}
+//     {"t":"answer","id":N,"call":K,"ok":B,"payload":S}  JSON text or a message
+//     {"t":"cancel","id":N}
+//   worker -> pool
+//     {"t":"ready","protections":{...}}
+//     {"t":"call","id":N,"call":K,"name":S,"args":S}       args: JSON text
+//     {"t":"done","id":N,"execution":{...}} | {"t":"done","id":N,"failure":{...}}
+//
+// The worker is untrusted: the pool validates every field of what it reads
+// and kills the worker on the first frame that does not parse.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/json.hpp"
+#include "corral/sandbox.hpp"
+
+namespace corral::pool {
+
+namespace json = boost::json;
+
+inline constexpr std::size_t kFrameHeaderBytes = 4;
+
+// The frame (header + body) that carries `message`.
+std::string encode_frame(const json::object& message);
+
+// FrameReader: collects bytes and hands out whole frame bodies.
+class FrameReader {
+ public:
+  explicit FrameReader(std::size_t max_frame) : max_frame_(max_frame) {}
+
+  void append(const char* data, std::size_t size) { buffer_.append(data, size); }
+
+  enum class Status { frame, need_more, oversized };
+  // On `frame`, `body` holds the next frame's JSON text.
+  Status next(std::string& body);
+
+ private:
+  std::size_t max_frame_;
+  std::string buffer_;
+  std::size_t consumed_ = 0;
+};
+
+// Parses a frame body as an object with a string "t"; nullopt if it is not.
+std::optional<json::object> parse_message(std::string_view body);
+
+json::object limits_to_object(const sandbox::Options& limits);
+// Throws std::invalid_argument for anything that is not a limits object.
+sandbox::Options limits_from_object(const json::object& object);
+
+// Reads a non-negative integer field; nullopt if absent or of another type.
+std::optional<std::uint64_t> get_count(const json::object& object, std::string_view key);
+// Reads a string field; nullptr if absent or of another type.
+const json::string* get_string(const json::object& object, std::string_view key);
+
+}  // namespace corral::pool

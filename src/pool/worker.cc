@@ -1,0 +1,316 @@
+#include "pool/worker.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "corral/sandbox.hpp"
+#include "pool/frames.hpp"
+#include "pool/lockdown.hpp"
+
+namespace corral::pool {
+namespace {
+
+// Sandboxes kept idle between runs, across every tool set and bound.
+constexpr std::size_t kIdleSandboxes = 4;
+
+struct RunJob {
+  std::uint64_t id = 0;
+  bool eval = false;
+  std::string code;
+  std::vector<std::string> tools;
+  sandbox::Options limits;
+  std::string key;  // which cached sandboxes fit this job
+};
+
+// The run a cached sandbox is serving now; its tools read it to tag calls.
+struct CurrentRun {
+  std::atomic<std::uint64_t> id{0};
+};
+
+struct CachedSandbox {
+  std::unique_ptr<sandbox::Sandbox> sandbox;
+  std::shared_ptr<CurrentRun> current;
+};
+
+class Worker {
+ public:
+  explicit Worker(const WorkerSettings& settings)
+      : fd_(settings.ipc_fd), reader_(settings.max_frame) {}
+
+  int serve() {
+    char buffer[64 * 1024];
+    std::string body;
+    while (true) {
+      const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+      if (n == 0) return 0;  // the pool closed the socket: we are done
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return 0;
+      }
+      reader_.append(buffer, static_cast<std::size_t>(n));
+      while (true) {
+        const FrameReader::Status status = reader_.next(body);
+        if (status == FrameReader::Status::need_more) break;
+        if (status == FrameReader::Status::oversized) return fail("oversized frame from the pool");
+        std::optional<json::object> message = parse_message(body);
+        if (!message) return fail("malformed frame from the pool");
+        if (!handle(*message)) return fail("unexpected message from the pool");
+      }
+    }
+  }
+
+  void send(const json::object& message) {
+    const std::string frame = encode_frame(message);
+    std::lock_guard lock(write_mutex_);
+    std::size_t written = 0;
+    while (written < frame.size()) {
+      const ssize_t n = ::send(fd_, frame.data() + written, frame.size() - written, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        // The pool is gone; nothing we compute can reach anyone.
+        ::_exit(0);
+      }
+      written += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  static int fail(const char* why) {
+    std::fprintf(stderr, "corral worker: %s\n", why);
+    return 2;
+  }
+
+  bool handle(const json::object& message) {
+    const std::string_view type = *get_string(message, "t");
+    const std::optional<std::uint64_t> id = get_count(message, "id");
+    if (!id) return false;
+    if (type == "run") return handle_run(*id, message);
+    if (type == "answer") return handle_answer(*id, message);
+    if (type == "cancel") {
+      std::lock_guard lock(mutex_);
+      if (auto it = active_.find(*id); it != active_.end()) it->second->cancel();
+      return true;
+    }
+    return false;
+  }
+
+  bool handle_run(std::uint64_t id, const json::object& message) {
+    RunJob job;
+    job.id = id;
+    const json::string* shape = get_string(message, "shape");
+    const json::string* code = get_string(message, "code");
+    const json::value* tools = message.if_contains("tools");
+    const json::value* limits = message.if_contains("limits");
+    if (!shape || !code || !tools || !tools->is_array() || !limits || !limits->is_object())
+      return false;
+    job.eval = *shape == "eval";
+    job.code = std::string(code->data(), code->size());
+    for (const json::value& tool : tools->get_array()) {
+      if (!tool.is_string()) return false;
+      job.tools.emplace_back(tool.get_string().data(), tool.get_string().size());
+    }
+    try {
+      job.limits = limits_from_object(limits->get_object());
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+    job.key = json::serialize(*tools) + json::serialize(*limits);
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(job));
+      // Each waiting runner takes one job; start one more if they are all busy.
+      if (jobs_.size() > idle_runners_) std::thread([this] { runner(); }).detach();
+    }
+    job_ready_.notify_one();
+    return true;
+  }
+
+  bool handle_answer(std::uint64_t id, const json::object& message) {
+    const std::optional<std::uint64_t> call = get_count(message, "call");
+    const json::value* ok = message.if_contains("ok");
+    const json::string* payload = get_string(message, "payload");
+    if (!call || !ok || !ok->is_bool() || !payload) return false;
+    std::optional<sandbox::ToolReply> reply;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = calls_.find({id, *call});
+      if (it == calls_.end()) return true;  // the run settled meanwhile
+      reply = std::move(it->second);
+      calls_.erase(it);
+    }
+    std::string text(payload->data(), payload->size());
+    if (ok->get_bool()) {
+      reply->resolve(std::move(text));
+    } else {
+      reply->reject(std::move(text));
+    }
+    return true;
+  }
+
+  // One runner thread per concurrent run; runners wait for the next job.
+  void runner() {
+    while (true) {
+      RunJob job;
+      {
+        std::unique_lock lock(mutex_);
+        ++idle_runners_;
+        job_ready_.wait(lock, [&] { return !jobs_.empty(); });
+        --idle_runners_;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      send(run(job));
+    }
+  }
+
+  json::object run(const RunJob& job) {
+    json::object done{{"t", "done"}, {"id", job.id}};
+    CachedSandbox cached;
+    try {
+      cached = checkout(job);
+    } catch (const std::invalid_argument& e) {
+      done["failure"] =
+          core::failure_to_object(Failure{FailureCode::invalid_request, e.what(), nullptr});
+      return done;
+    } catch (const Error& e) {
+      done["failure"] = core::failure_to_object(e.to_failure());
+      return done;
+    }
+    cached.current->id = job.id;
+    {
+      std::lock_guard lock(mutex_);
+      active_[job.id] = cached.sandbox.get();
+    }
+    bool reusable = true;
+    try {
+      Execution execution =
+          job.eval ? cached.sandbox->eval(job.code) : cached.sandbox->execute(job.code);
+      done["execution"] = core::execution_to_object(execution);
+    } catch (const Error& e) {
+      done["failure"] = core::failure_to_object(e.to_failure());
+      reusable = !cached.sandbox->last_run_trapped();
+    } catch (const std::exception& e) {
+      done["failure"] = core::failure_to_object(Failure{FailureCode::internal, e.what(), nullptr});
+      reusable = false;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      active_.erase(job.id);
+      std::erase_if(calls_, [&](const auto& entry) { return entry.first.first == job.id; });
+    }
+    if (reusable) checkin(job.key, std::move(cached));
+    return done;
+  }
+
+  CachedSandbox checkout(const RunJob& job) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = idle_.find(job.key);
+      if (it != idle_.end() && !it->second.empty()) {
+        CachedSandbox cached = std::move(it->second.back());
+        it->second.pop_back();
+        --idle_count_;
+        return cached;
+      }
+    }
+    CachedSandbox cached;
+    cached.current = std::make_shared<CurrentRun>();
+    cached.sandbox = std::make_unique<sandbox::Sandbox>(job.limits);
+    for (const std::string& name : job.tools) {
+      cached.sandbox->bind_async("codemode." + name, [this, current = cached.current, name](
+                                                         std::string args,
+                                                         sandbox::ToolReply reply) {
+        const std::uint64_t id = current->id;
+        std::uint64_t call;
+        {
+          std::lock_guard lock(mutex_);
+          call = ++next_call_;
+          calls_.emplace(std::make_pair(id, call), std::move(reply));
+        }
+        send(json::object{
+            {"t", "call"}, {"id", id}, {"call", call}, {"name", name}, {"args", std::move(args)}});
+      });
+    }
+    return cached;
+  }
+
+  void checkin(const std::string& key, CachedSandbox cached) {
+    std::lock_guard lock(mutex_);
+    if (idle_count_ >= kIdleSandboxes) {
+      // Evict one from the largest bucket; its isolate goes with it.
+      auto largest = idle_.begin();
+      for (auto it = idle_.begin(); it != idle_.end(); ++it)
+        if (it->second.size() > largest->second.size()) largest = it;
+      if (largest == idle_.end() || largest->second.empty()) return;
+      largest->second.pop_back();
+      --idle_count_;
+    }
+    idle_[key].push_back(std::move(cached));
+    ++idle_count_;
+  }
+
+  int fd_;
+  FrameReader reader_;
+  std::mutex write_mutex_;
+
+  std::mutex mutex_;
+  std::condition_variable job_ready_;
+  std::deque<RunJob> jobs_;
+  std::size_t idle_runners_ = 0;
+  std::unordered_map<std::uint64_t, sandbox::Sandbox*> active_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, sandbox::ToolReply> calls_;
+  std::uint64_t next_call_ = 0;
+  std::map<std::string, std::vector<CachedSandbox>> idle_;
+  std::size_t idle_count_ = 0;
+};
+
+}  // namespace
+
+int run_worker(const WorkerSettings& settings) {
+  Protections protections;
+  if (settings.harden) enter_namespaces(protections);
+
+  // Start V8 (platform, ICU, the watchdog thread) and run once, so that
+  // whatever files and threads it needs at start are in place before the
+  // lockdown takes them away.
+  {
+    sandbox::Sandbox warm_up;
+    warm_up.bind_async("codemode.warm",
+                       [](std::string, sandbox::ToolReply reply) { reply.resolve("1"); });
+    warm_up.execute("async () => JSON.stringify({a: [1, 'b']}) + await codemode.warm({})");
+  }
+
+  if (settings.harden) {
+    try {
+      lock_down(settings.ipc_fd, protections);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "corral worker: lockdown failed: %s\n", e.what());
+      return 70;
+    }
+  }
+
+  Worker worker(settings);
+  boost::json::error_code ec;
+  boost::json::value protections_json = boost::json::parse(to_json(protections), ec);
+  worker.send(json::object{{"t", "ready"}, {"protections", std::move(protections_json)}});
+  const int code = worker.serve();
+  // Skip V8's teardown: runner threads may still be inside an isolate, and
+  // nothing a worker holds needs an orderly release.
+  std::fflush(stderr);
+  ::_exit(code);
+}
+
+}  // namespace corral::pool

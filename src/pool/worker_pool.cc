@@ -1,0 +1,985 @@
+// src/pool/worker_pool.cc: WorkerPool on one Asio thread.
+//
+// Everything that touches workers, the queue and executions runs on the
+// pool's own io_context thread; public calls post onto it. Each worker has
+// its IPC socket (frames), its pidfd (exit), and per-run backstop timers.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+#include "corral/pool.hpp"
+#include "pool/frames.hpp"
+
+extern char** environ;
+
+namespace corral::pool {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+std::string_view to_string(WorkerExit exit) noexcept {
+  switch (exit) {
+    case WorkerExit::retired:
+      return "retired";
+    case WorkerExit::memory_bound:
+      return "memory_bound";
+    case WorkerExit::crashed:
+      return "crashed";
+    case WorkerExit::hung:
+      return "hung";
+    case WorkerExit::protocol_error:
+      return "protocol_error";
+    case WorkerExit::start_failed:
+      return "start_failed";
+    case WorkerExit::shutdown:
+      return "shutdown";
+  }
+  return "crashed";
+}
+
+std::string_view to_string(Rejection rejection) noexcept {
+  switch (rejection) {
+    case Rejection::queue_overflow:
+      return "queue_overflow";
+    case Rejection::shutting_down:
+      return "shutting_down";
+  }
+  return "queue_overflow";
+}
+
+namespace {
+
+bool positive_finite(std::chrono::duration<double> d) {
+  return std::isfinite(d.count()) && d.count() > 0;
+}
+
+}  // namespace
+
+void validate(const Options& options) {
+  if (options.executions_per_worker == 0)
+    throw std::invalid_argument("executions_per_worker: must be at least 1");
+  if (options.retire_after_executions == 0)
+    throw std::invalid_argument("retire_after_executions: must be at least 1");
+  if (options.worker_memory_bound == 0)
+    throw std::invalid_argument("worker_memory_bound: must be at least 1");
+  if (!positive_finite(options.grace)) throw std::invalid_argument("grace: must be positive");
+  if (!positive_finite(options.termination_delay))
+    throw std::invalid_argument("termination_delay: must be positive");
+  if (!positive_finite(options.start_timeout))
+    throw std::invalid_argument("start_timeout: must be positive");
+  if (options.max_frame < 1024) throw std::invalid_argument("max_frame: must be at least 1024");
+  if (options.max_frame > 0xffffffffu)
+    throw std::invalid_argument("max_frame: must fit in 32 bits");
+}
+
+namespace {
+
+Failure make_failure(FailureCode code, std::string message) {
+  return Failure{code, std::move(message), nullptr};
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+// Resident bytes of `pid` and its children (a worker in a pid namespace
+// runs as the child of a small reaper).
+std::uint64_t resident_bytes(pid_t pid) {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  auto rss_of = [&](pid_t p) -> std::uint64_t {
+    std::ifstream statm("/proc/" + std::to_string(p) + "/statm");
+    std::uint64_t size = 0, resident = 0;
+    if (!(statm >> size >> resident)) return 0;
+    return resident * page;
+  };
+  std::uint64_t total = rss_of(pid);
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                         "/children");
+  pid_t child;
+  while (children >> child) total += rss_of(child);
+  return total;
+}
+
+std::vector<std::string> default_worker_command() {
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return {"/proc/self/exe", "worker"};
+  return {std::string(path, static_cast<std::size_t>(n)), "worker"};
+}
+
+}  // namespace
+
+// ToolAnswer's state: which call of which execution on which worker.
+struct ToolAnswer::State {
+  std::weak_ptr<WorkerPool::Impl> pool;
+  std::uint64_t worker = 0;
+  Ticket ticket = 0;
+  std::uint64_t call = 0;
+  std::atomic<bool> answered{false};
+};
+
+class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
+ public:
+  explicit Impl(Options options) : options_(std::move(options)), work_(io_.get_executor()) {
+    validate(options_);
+    if (options_.max_workers == 0)
+      options_.max_workers = std::max(1u, std::thread::hardware_concurrency());
+    if (options_.worker_command.empty()) options_.worker_command = default_worker_command();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+
+  ~Impl() { stop(); }
+
+  // Ends the pool's thread. Handlers capture `this`: the thread is joined
+  // before the Impl goes, whoever drops the last reference.
+  void stop() {
+    work_.reset();
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  const Options& options() const noexcept { return options_; }
+  bool on_pool_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+
+  Ticket submit(Request request, Completion done) {
+    const Ticket ticket = next_ticket_.fetch_add(1) + 1;
+    {
+      std::lock_guard lock(live_mutex_);
+      live_.insert(ticket);
+    }
+    auto pending = std::make_shared<Pending>();
+    pending->ticket = ticket;
+    pending->request = std::move(request);
+    pending->done = std::move(done);
+    asio::post(io_, [this, pending] { admit(pending); });
+    return ticket;
+  }
+
+  bool cancel(Ticket ticket) {
+    {
+      std::lock_guard lock(live_mutex_);
+      if (!live_.contains(ticket)) return false;
+    }
+    asio::post(io_, [this, ticket] { cancel_on_loop(ticket); });
+    return true;
+  }
+
+  void shutdown(std::chrono::duration<double> drain, std::function<void()> done) {
+    asio::post(io_, [this, drain, done = std::move(done)]() mutable {
+      shutdown_on_loop(drain, std::move(done));
+    });
+  }
+
+  Stats stats() const {
+    std::lock_guard lock(stats_mutex_);
+    return stats_;
+  }
+
+  std::uint64_t subscribe(Listener listener) {
+    std::lock_guard lock(listeners_mutex_);
+    const std::uint64_t id = ++next_listener_;
+    listeners_.emplace(id, std::move(listener));
+    return id;
+  }
+
+  void unsubscribe(std::uint64_t id) {
+    std::lock_guard lock(listeners_mutex_);
+    listeners_.erase(id);
+  }
+
+  // From any thread, through ToolAnswer.
+  bool answer(const std::shared_ptr<ToolAnswer::State>& state, bool ok, std::string payload) {
+    if (state->answered.exchange(true)) return false;
+    {
+      std::lock_guard lock(live_mutex_);
+      if (!live_.contains(state->ticket)) return false;
+    }
+    asio::post(io_, [this, state, ok, payload = std::move(payload)]() mutable {
+      deliver_answer(*state, ok, std::move(payload));
+    });
+    return true;
+  }
+
+ private:
+  struct Worker;
+
+  struct Pending {
+    Ticket ticket = 0;
+    Request request;
+    Completion done;
+    std::shared_ptr<Worker> worker;
+    Clock::time_point started;
+    std::unique_ptr<asio::steady_timer> backstop;
+    bool settled = false;
+  };
+
+  enum class WorkerState { starting, ready, retiring, dying };
+
+  struct Worker {
+    Worker(asio::io_context& io, std::size_t max_frame)
+        : socket(io), pidfd(io), start_timer(io), kill_timer(io), reader(max_frame) {}
+    std::uint64_t number = 0;
+    pid_t pid = 0;
+    asio::local::stream_protocol::socket socket;
+    asio::posix::stream_descriptor pidfd;
+    asio::steady_timer start_timer;
+    asio::steady_timer kill_timer;
+    FrameReader reader;
+    std::array<char, 64 * 1024> read_buffer{};
+    std::deque<std::string> writes;
+    bool writing = false;
+    WorkerState state = WorkerState::starting;
+    std::map<Ticket, std::shared_ptr<Pending>> running;
+    std::uint64_t executions = 0;
+    std::optional<WorkerExit> exit_reason;
+    std::string exit_detail;  // why, for the runs that fail with it
+    bool reaped = false;
+  };
+
+  // ---- admission and scheduling -------------------------------------------
+
+  void admit(const std::shared_ptr<Pending>& pending) {
+    if (shutting_down_) {
+      reject(pending, Rejection::shutting_down);
+      return;
+    }
+    try {
+      sandbox::validate(pending->request.limits);
+    } catch (const std::invalid_argument& e) {
+      settle(pending, Outcome{std::nullopt, make_failure(FailureCode::invalid_request, e.what())});
+      return;
+    }
+    if (std::shared_ptr<Worker> worker = free_worker()) {
+      start(pending, worker);
+      return;
+    }
+    if (queue_.size() < options_.max_queue) {
+      queue_.push_back(pending);
+      update_gauges();
+      emit({.kind = Event::Kind::queued});
+      return;
+    }
+    reject(pending, Rejection::queue_overflow);
+  }
+
+  void reject(const std::shared_ptr<Pending>& pending, Rejection rejection) {
+    if (options_.instrumented) {
+      std::lock_guard lock(stats_mutex_);
+      ++stats_.rejections[static_cast<int>(rejection)];
+    }
+    emit({.kind = Event::Kind::rejected, .rejection = rejection});
+    if (rejection == Rejection::queue_overflow) {
+      finish(pending, Outcome{std::nullopt,
+                              make_failure(FailureCode::queue_overflow,
+                                           "every worker is busy and the queue of " +
+                                               std::to_string(options_.max_queue) + " is full")});
+    } else {
+      finish(pending, Outcome{std::nullopt,
+                              make_failure(FailureCode::unavailable, "the pool is shutting down")});
+    }
+  }
+
+  // A worker with a free slot, spawning one if there is room; null if none.
+  std::shared_ptr<Worker> free_worker() {
+    std::shared_ptr<Worker> starting;
+    for (auto& [number, worker] : workers_) {
+      if (worker->running.size() >= options_.executions_per_worker) continue;
+      if (worker->state == WorkerState::ready) return worker;
+      if (worker->state == WorkerState::starting && !starting) starting = worker;
+    }
+    if (starting) return starting;
+    if (workers_.size() < options_.max_workers) return spawn();
+    return nullptr;
+  }
+
+  void pump() {
+    while (!queue_.empty() && !shutting_down_) {
+      std::shared_ptr<Worker> worker = free_worker();
+      if (!worker) break;
+      std::shared_ptr<Pending> pending = queue_.front();
+      queue_.pop_front();
+      start(pending, worker);
+    }
+    update_gauges();
+  }
+
+  void start(const std::shared_ptr<Pending>& pending, const std::shared_ptr<Worker>& worker) {
+    pending->worker = worker;
+    pending->started = Clock::now();
+    worker->running[pending->ticket] = pending;
+    const Request& request = pending->request;
+    json::array tools;
+    for (const std::string& name : request.tools) tools.emplace_back(name);
+    write(worker,
+          json::object{{"t", "run"},
+                       {"id", pending->ticket},
+                       {"shape", request.shape == Request::Shape::eval ? "eval" : "execute"},
+                       {"code", request.code},
+                       {"tools", std::move(tools)},
+                       {"limits", limits_to_object(request.limits)}});
+    if (worker->state == WorkerState::ready) arm_backstop(pending);
+    update_gauges();
+    emit({.kind = Event::Kind::execution_started, .worker = worker->number, .pid = worker->pid});
+  }
+
+  void arm_backstop(const std::shared_ptr<Pending>& pending) {
+    const auto& timeout = pending->request.limits.timeout;
+    if (!timeout || pending->backstop) return;
+    pending->backstop = std::make_unique<asio::steady_timer>(io_);
+    pending->backstop->expires_after(
+        std::chrono::duration_cast<Clock::duration>(*timeout + options_.grace));
+    std::weak_ptr<Pending> weak = pending;
+    pending->backstop->async_wait([this, weak](boost::system::error_code ec) {
+      std::shared_ptr<Pending> p = weak.lock();
+      if (ec || !p || p->settled || !p->worker) return;
+      std::shared_ptr<Worker> worker = p->worker;
+      // The hung run itself failed by its timeout; other runs on that worker
+      // fail as broken connections when it dies.
+      settle(p, Outcome{std::nullopt,
+                        make_failure(FailureCode::timeout,
+                                     "the run exceeded its timeout of " +
+                                         format_seconds(p->request.limits.timeout->count()) +
+                                         "; worker " + std::to_string(worker->number) +
+                                         " did not stop it and was killed")});
+      worker->running.erase(p->ticket);
+      kill_worker(worker, WorkerExit::hung, "was killed after missing a run's timeout");
+    });
+  }
+
+  static std::string format_seconds(double seconds) {
+    std::ostringstream out;
+    out << seconds << " s";
+    return out.str();
+  }
+
+  void cancel_on_loop(Ticket ticket) {
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if ((*it)->ticket == ticket) {
+        std::shared_ptr<Pending> pending = *it;
+        queue_.erase(it);
+        settle(pending, Outcome{std::nullopt, make_failure(FailureCode::cancelled,
+                                                           "cancelled before it started")});
+        update_gauges();
+        return;
+      }
+    }
+    for (auto& [number, worker] : workers_) {
+      if (worker->running.contains(ticket)) {
+        write(worker, json::object{{"t", "cancel"}, {"id", ticket}});
+        return;
+      }
+    }
+  }
+
+  // ---- outcomes -------------------------------------------------------------
+
+  // Settles an execution that was admitted (counted by outcome).
+  void settle(const std::shared_ptr<Pending>& pending, Outcome outcome) {
+    if (pending->settled) return;
+    pending->settled = true;
+    if (pending->backstop) pending->backstop->cancel();
+    const std::optional<FailureCode> code =
+        outcome.failure ? std::optional(outcome.failure->code) : std::nullopt;
+    if (options_.instrumented) {
+      std::lock_guard lock(stats_mutex_);
+      ++stats_.executions[code ? 1 + static_cast<int>(*code) : 0];
+    }
+    const auto duration = pending->worker ? Clock::now() - pending->started : Clock::duration{};
+    emit({.kind = Event::Kind::execution_finished,
+          .worker = pending->worker ? pending->worker->number : 0,
+          .pid = pending->worker ? pending->worker->pid : 0,
+          .outcome = code,
+          .duration = duration});
+    finish(pending, std::move(outcome));
+  }
+
+  void finish(const std::shared_ptr<Pending>& pending, Outcome outcome) {
+    pending->settled = true;
+    {
+      std::lock_guard lock(live_mutex_);
+      live_.erase(pending->ticket);
+    }
+    Completion done = std::move(pending->done);
+    // Release the caller's dispatcher with the run: late calls never reach it.
+    pending->request.dispatcher = nullptr;
+    if (done) {
+      try {
+        done(std::move(outcome));
+      } catch (...) {
+        // A completion that throws must not take the pool's thread down.
+      }
+    }
+  }
+
+  // ---- workers ----------------------------------------------------------------
+
+  std::shared_ptr<Worker> spawn() {
+    auto worker = std::make_shared<Worker>(io_, options_.max_frame);
+    worker->number = ++next_worker_;
+    workers_[worker->number] = worker;
+    if (options_.instrumented) {
+      std::lock_guard lock(stats_mutex_);
+      ++stats_.workers_started;
+    }
+
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+      spawn_failed(worker, std::string("socketpair: ") + std::strerror(errno));
+      return worker;
+    }
+    int child_end = fds[1];
+    if (child_end == 3) {  // dup2 onto itself would keep FD_CLOEXEC
+      child_end = ::fcntl(fds[1], F_DUPFD_CLOEXEC, 4);
+      ::close(fds[1]);
+    }
+    std::vector<std::string> args = options_.worker_command;
+    args.push_back("--ipc-fd=3");
+    args.push_back("--max-frame=" + std::to_string(options_.max_frame));
+    if (!options_.harden_workers) args.push_back("--no-harden");
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    // The worker gets no environment but the sanitizer settings tests use.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e) {
+      const std::string_view entry(*e);
+      if (entry.starts_with("ASAN_OPTIONS=") || entry.starts_with("UBSAN_OPTIONS=") ||
+          entry.starts_with("LSAN_OPTIONS="))
+        env_strings.emplace_back(entry);
+    }
+    std::vector<char*> envp;
+    for (std::string& entry : env_strings) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, child_end, 3);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigfillset(&defaults);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = 0;
+    const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(child_end);
+    if (rc != 0) {
+      ::close(fds[0]);
+      spawn_failed(worker, "posix_spawn " + args[0] + ": " + std::strerror(rc));
+      return worker;
+    }
+    worker->pid = pid;
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd < 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      ::close(fds[0]);
+      spawn_failed(worker, std::string("pidfd_open: ") + std::strerror(errno));
+      return worker;
+    }
+    worker->socket.assign(asio::local::stream_protocol(), fds[0]);
+    worker->pidfd.assign(pidfd);
+    update_gauges();
+    emit({.kind = Event::Kind::worker_started, .worker = worker->number, .pid = pid});
+
+    read_next(worker);
+    worker->pidfd.async_wait(asio::posix::stream_descriptor::wait_read,
+                             [this, worker](boost::system::error_code ec) {
+                               if (!ec) reap(worker);
+                             });
+    worker->start_timer.expires_after(
+        std::chrono::duration_cast<Clock::duration>(options_.start_timeout));
+    worker->start_timer.async_wait([this, worker](boost::system::error_code ec) {
+      if (ec || worker->state != WorkerState::starting) return;
+      kill_worker(worker, WorkerExit::start_failed, "did not become ready in time");
+    });
+    return worker;
+  }
+
+  // A worker that never got a process: its runs fail now, it leaves at once.
+  void spawn_failed(const std::shared_ptr<Worker>& worker, std::string why) {
+    worker->state = WorkerState::dying;
+    worker->exit_reason = WorkerExit::start_failed;
+    worker->exit_detail = "could not be started: " + why;
+    asio::post(io_, [this, worker] { remove(worker, worker->exit_detail); });
+  }
+
+  void read_next(const std::shared_ptr<Worker>& worker) {
+    worker->socket.async_read_some(
+        asio::buffer(worker->read_buffer),
+        [this, worker](boost::system::error_code ec, std::size_t n) {
+          if (ec) {
+            if (worker->state != WorkerState::dying)
+              kill_worker(worker, WorkerExit::crashed, "closed its connection");
+            return;
+          }
+          worker->reader.append(worker->read_buffer.data(), n);
+          std::string body;
+          while (worker->state != WorkerState::dying) {
+            const FrameReader::Status status = worker->reader.next(body);
+            if (status == FrameReader::Status::need_more) break;
+            if (status == FrameReader::Status::oversized) {
+              kill_worker(worker, WorkerExit::protocol_error, "sent an oversized frame");
+              return;
+            }
+            if (!on_message(worker, body)) {
+              kill_worker(worker, WorkerExit::protocol_error, "sent a malformed frame");
+              return;
+            }
+          }
+          if (worker->state != WorkerState::dying) read_next(worker);
+        });
+  }
+
+  void write(const std::shared_ptr<Worker>& worker, const json::object& message) {
+    if (worker->state == WorkerState::dying) return;
+    worker->writes.push_back(encode_frame(message));
+    if (!worker->writing) write_next(worker);
+  }
+
+  void write_next(const std::shared_ptr<Worker>& worker) {
+    if (worker->writes.empty() || worker->state == WorkerState::dying) {
+      worker->writing = false;
+      return;
+    }
+    worker->writing = true;
+    asio::async_write(worker->socket, asio::buffer(worker->writes.front()),
+                      [this, worker](boost::system::error_code ec, std::size_t) {
+                        if (ec) {
+                          worker->writing = false;
+                          if (worker->state != WorkerState::dying)
+                            kill_worker(worker, WorkerExit::crashed, "closed its connection");
+                          return;
+                        }
+                        worker->writes.pop_front();
+                        write_next(worker);
+                      });
+  }
+
+  // False for anything the protocol does not allow: the worker is killed.
+  bool on_message(const std::shared_ptr<Worker>& worker, std::string_view body) {
+    std::optional<json::object> message = parse_message(body);
+    if (!message) return false;
+    const std::string_view type = *get_string(*message, "t");
+    if (type == "ready") {
+      if (worker->state != WorkerState::starting) return false;
+      worker->state = WorkerState::ready;
+      worker->start_timer.cancel();
+      for (auto& [ticket, pending] : worker->running) arm_backstop(pending);
+      return true;
+    }
+    if (worker->state == WorkerState::starting) return false;
+    const std::optional<std::uint64_t> id = get_count(*message, "id");
+    if (!id) return false;
+    if (type == "call") return on_call(worker, *id, *message);
+    if (type == "done") return on_done(worker, *id, *message);
+    return false;
+  }
+
+  bool on_call(const std::shared_ptr<Worker>& worker, Ticket ticket, const json::object& message) {
+    const std::optional<std::uint64_t> call = get_count(message, "call");
+    const json::string* name = get_string(message, "name");
+    const json::string* args = get_string(message, "args");
+    if (!call || !name || !args) return false;
+    if (options_.instrumented) {
+      std::lock_guard lock(stats_mutex_);
+      ++stats_.tool_calls;
+    }
+    emit({.kind = Event::Kind::tool_call, .worker = worker->number, .pid = worker->pid});
+    auto it = worker->running.find(ticket);
+    if (it == worker->running.end() || it->second->settled) {
+      write(worker, answer_frame(ticket, *call, false, "Execution has already completed."));
+      return true;
+    }
+    Pending& pending = *it->second;
+    if (!pending.request.dispatcher) {
+      write(worker, answer_frame(ticket, *call, false,
+                                 "no tool dispatcher: " + std::string(name->c_str())));
+      return true;
+    }
+    auto state = std::make_shared<ToolAnswer::State>();
+    state->pool = weak_from_this();
+    state->worker = worker->number;
+    state->ticket = ticket;
+    state->call = *call;
+    ToolAnswer answer(state);
+    try {
+      pending.request.dispatcher(std::string(name->data(), name->size()),
+                                 std::string(args->data(), args->size()), answer);
+    } catch (const std::exception& e) {
+      answer.reject(e.what());
+    } catch (...) {
+      answer.reject("the tool dispatcher failed");
+    }
+    return true;
+  }
+
+  static json::object answer_frame(Ticket ticket, std::uint64_t call, bool ok,
+                                   std::string payload) {
+    return json::object{{"t", "answer"},
+                        {"id", ticket},
+                        {"call", call},
+                        {"ok", ok},
+                        {"payload", std::move(payload)}};
+  }
+
+  void deliver_answer(const ToolAnswer::State& state, bool ok, std::string payload) {
+    auto it = workers_.find(state.worker);
+    if (it == workers_.end()) return;
+    const std::shared_ptr<Worker>& worker = it->second;
+    auto run = worker->running.find(state.ticket);
+    if (run == worker->running.end() || run->second->settled) return;
+    write(worker, answer_frame(state.ticket, state.call, ok, std::move(payload)));
+  }
+
+  bool on_done(const std::shared_ptr<Worker>& worker, Ticket ticket, const json::object& message) {
+    auto it = worker->running.find(ticket);
+    if (it == worker->running.end()) return false;
+    Outcome outcome;
+    try {
+      if (const json::value* execution = message.if_contains("execution");
+          execution && execution->is_object()) {
+        outcome.execution = core::execution_from_object(execution->get_object());
+      } else if (const json::value* failure = message.if_contains("failure");
+                 failure && failure->is_object()) {
+        outcome.failure = core::failure_from_object(failure->get_object());
+      } else {
+        return false;
+      }
+    } catch (const std::exception&) {
+      return false;
+    }
+    std::shared_ptr<Pending> pending = it->second;
+    worker->running.erase(it);
+    ++worker->executions;
+    settle(pending, std::move(outcome));
+
+    if (worker->state == WorkerState::ready) {
+      if (worker->executions >= options_.retire_after_executions) {
+        worker->state = WorkerState::retiring;
+        worker->exit_reason = WorkerExit::retired;
+      } else if (resident_bytes(worker->pid) > options_.worker_memory_bound) {
+        worker->state = WorkerState::retiring;
+        worker->exit_reason = WorkerExit::memory_bound;
+      }
+    }
+    if (worker->state == WorkerState::retiring && worker->running.empty()) {
+      stop_worker(worker);
+    }
+    after_settle();
+    return true;
+  }
+
+  void after_settle() {
+    pump();
+    if (shutting_down_ && !terminating_ && running_count() == 0) terminate_all();
+  }
+
+  std::size_t running_count() const {
+    std::size_t n = 0;
+    for (const auto& [number, worker] : workers_) n += worker->running.size();
+    return n;
+  }
+
+  // Politely: close its socket (it exits on EOF), SIGTERM, then SIGKILL.
+  void stop_worker(const std::shared_ptr<Worker>& worker) {
+    if (worker->state == WorkerState::dying) return;
+    worker->state = WorkerState::dying;
+    boost::system::error_code ignored;
+    worker->socket.close(ignored);
+    signal(worker, SIGTERM);
+    worker->kill_timer.expires_after(
+        std::chrono::duration_cast<Clock::duration>(options_.termination_delay));
+    worker->kill_timer.async_wait([this, worker](boost::system::error_code ec) {
+      if (!ec && !worker->reaped) signal(worker, SIGKILL);
+    });
+    fail_runs(worker);
+  }
+
+  // At once: a worker we no longer trust, or that is gone already.
+  void kill_worker(const std::shared_ptr<Worker>& worker, WorkerExit reason, std::string why) {
+    // A worker that dies before it said it was ready never started.
+    if (reason == WorkerExit::crashed && worker->state == WorkerState::starting)
+      reason = WorkerExit::start_failed;
+    if (!worker->exit_reason) worker->exit_reason = reason;
+    if (worker->exit_detail.empty()) worker->exit_detail = std::move(why);
+    if (worker->state == WorkerState::dying) return;
+    worker->state = WorkerState::dying;
+    worker->start_timer.cancel();
+    boost::system::error_code ignored;
+    worker->socket.close(ignored);
+    signal(worker, SIGKILL);
+    fail_runs(worker);
+  }
+
+  void signal(const std::shared_ptr<Worker>& worker, int sig) {
+    if (worker->reaped || !worker->pidfd.is_open()) return;
+    ::syscall(SYS_pidfd_send_signal, worker->pidfd.native_handle(), sig, nullptr, 0);
+  }
+
+  // Every run still on a dying worker fails: retryably, unless the worker
+  // could not start at all (then retrying soon won't help).
+  void fail_runs(const std::shared_ptr<Worker>& worker) {
+    if (worker->running.empty()) return;
+    const FailureCode code = worker->exit_reason == WorkerExit::start_failed
+                                 ? FailureCode::unavailable
+                                 : FailureCode::connection_broken;
+    std::string what;
+    if (worker->exit_reason == WorkerExit::start_failed) {
+      what = (worker->exit_detail.empty() ? std::string("could not start") : worker->exit_detail);
+    } else if (worker->exit_reason == WorkerExit::shutdown) {
+      what = "was shut down during the execution";
+    } else {
+      what = (worker->exit_detail.empty() ? std::string("died") : worker->exit_detail) +
+             " during the execution";
+    }
+    auto running = std::move(worker->running);
+    worker->running.clear();
+    for (auto& [ticket, pending] : running) {
+      settle(pending,
+             Outcome{std::nullopt,
+                     make_failure(code, "worker " + std::to_string(worker->number) + " " + what)});
+    }
+    asio::post(io_, [this] { after_settle(); });
+  }
+
+  void reap(const std::shared_ptr<Worker>& worker) {
+    int status = 0;
+    if (::waitpid(worker->pid, &status, WNOHANG) <= 0) {
+      // Not ours to reap (someone else waited): treat it as gone anyway.
+      status = 0;
+    }
+    worker->reaped = true;
+    worker->kill_timer.cancel();
+    worker->start_timer.cancel();
+    if (worker->state != WorkerState::dying) {
+      kill_worker(worker, WorkerExit::crashed, describe_status(status));
+    }
+    remove(worker, describe_status(status));
+  }
+
+  void remove(const std::shared_ptr<Worker>& worker, const std::string& how) {
+    worker->state = WorkerState::dying;
+    fail_runs(worker);
+    boost::system::error_code ignored;
+    worker->socket.close(ignored);
+    worker->pidfd.close(ignored);
+    if (workers_.erase(worker->number) == 0) return;
+    const WorkerExit reason = worker->exit_reason.value_or(WorkerExit::crashed);
+    if (options_.instrumented) {
+      std::lock_guard lock(stats_mutex_);
+      ++stats_.worker_exits[static_cast<int>(reason)];
+    }
+    update_gauges();
+    emit({.kind = Event::Kind::worker_exited,
+          .worker = worker->number,
+          .pid = worker->pid,
+          .exit = reason});
+    // Requests that waited on a worker that never started fail rather than
+    // spin on a binary that cannot run.
+    if (reason == WorkerExit::start_failed) {
+      while (!queue_.empty()) {
+        std::shared_ptr<Pending> pending = queue_.front();
+        queue_.pop_front();
+        settle(pending,
+               Outcome{std::nullopt,
+                       make_failure(FailureCode::unavailable,
+                                    "worker " + std::to_string(worker->number) + " " + how)});
+      }
+    }
+    if (terminating_ && workers_.empty()) finish_shutdown();
+    after_settle();
+  }
+
+  // ---- shutdown ---------------------------------------------------------------
+
+  void shutdown_on_loop(std::chrono::duration<double> drain, std::function<void()> done) {
+    if (shutdown_finished_) {
+      if (done) done();
+      return;
+    }
+    if (done) shutdown_waiters_.push_back(std::move(done));
+    if (shutting_down_) return;
+    shutting_down_ = true;
+    while (!queue_.empty()) {
+      std::shared_ptr<Pending> pending = queue_.front();
+      queue_.pop_front();
+      reject(pending, Rejection::shutting_down);
+    }
+    update_gauges();
+    if (running_count() == 0) {
+      terminate_all();
+      return;
+    }
+    drain_timer_ = std::make_unique<asio::steady_timer>(io_);
+    drain_timer_->expires_after(std::chrono::duration_cast<Clock::duration>(
+        std::max(drain, std::chrono::duration<double>(0))));
+    drain_timer_->async_wait([this](boost::system::error_code ec) {
+      if (!ec && !terminating_) terminate_all();
+    });
+  }
+
+  void terminate_all() {
+    terminating_ = true;
+    if (drain_timer_) drain_timer_->cancel();
+    if (workers_.empty()) {
+      finish_shutdown();
+      return;
+    }
+    auto workers = workers_;
+    for (auto& [number, worker] : workers) {
+      if (!worker->exit_reason) worker->exit_reason = WorkerExit::shutdown;
+      if (worker->state != WorkerState::dying) {
+        stop_worker(worker);
+      }
+    }
+  }
+
+  void finish_shutdown() {
+    if (shutdown_finished_) return;
+    shutdown_finished_ = true;
+    auto waiters = std::move(shutdown_waiters_);
+    for (auto& done : waiters) {
+      try {
+        done();
+      } catch (...) {
+      }
+    }
+  }
+
+  // ---- counters -----------------------------------------------------------------
+
+  void update_gauges() {
+    if (!options_.instrumented) return;
+    std::lock_guard lock(stats_mutex_);
+    stats_.workers_live = workers_.size();
+    stats_.queue_depth = queue_.size();
+    stats_.executions_running = running_count();
+  }
+
+  void emit(const Event& event) {
+    if (!options_.instrumented) return;
+    std::vector<Listener> listeners;
+    {
+      std::lock_guard lock(listeners_mutex_);
+      if (listeners_.empty()) return;
+      for (auto& [id, listener] : listeners_) listeners.push_back(listener);
+    }
+    for (auto& listener : listeners) {
+      try {
+        listener(event);
+      } catch (...) {
+      }
+    }
+  }
+
+  Options options_;
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_;
+  std::thread thread_;
+
+  std::atomic<Ticket> next_ticket_{0};
+  std::mutex live_mutex_;
+  std::set<Ticket> live_;
+
+  // Pool thread only.
+  std::map<std::uint64_t, std::shared_ptr<Worker>> workers_;
+  std::deque<std::shared_ptr<Pending>> queue_;
+  std::uint64_t next_worker_ = 0;
+  bool shutting_down_ = false;
+  bool terminating_ = false;
+  bool shutdown_finished_ = false;
+  std::unique_ptr<asio::steady_timer> drain_timer_;
+  std::vector<std::function<void()>> shutdown_waiters_;
+
+  mutable std::mutex stats_mutex_;
+  Stats stats_;
+  std::mutex listeners_mutex_;
+  std::map<std::uint64_t, Listener> listeners_;
+  std::uint64_t next_listener_ = 0;
+};
+
+bool ToolAnswer::resolve(std::string json) const {
+  std::shared_ptr<WorkerPool::Impl> pool = state_->pool.lock();
+  return pool && pool->answer(state_, true, std::move(json));
+}
+
+bool ToolAnswer::reject(std::string message) const {
+  std::shared_ptr<WorkerPool::Impl> pool = state_->pool.lock();
+  return pool && pool->answer(state_, false, std::move(message));
+}
+
+WorkerPool::WorkerPool(Options options) : impl_(std::make_shared<Impl>(std::move(options))) {}
+
+WorkerPool::~WorkerPool() {
+  if (impl_->on_pool_thread()) std::terminate();  // a completion destroyed its own pool
+  shutdown(std::chrono::seconds(0));
+  impl_->stop();
+}
+
+Ticket WorkerPool::submit(Request request, Completion done) {
+  return impl_->submit(std::move(request), std::move(done));
+}
+
+Outcome WorkerPool::execute(Request request) {
+  if (impl_->on_pool_thread())
+    throw std::logic_error("WorkerPool::execute called on the pool's own thread");
+  std::promise<Outcome> promise;
+  std::future<Outcome> future = promise.get_future();
+  submit(std::move(request),
+         [&promise](Outcome outcome) { promise.set_value(std::move(outcome)); });
+  return future.get();
+}
+
+bool WorkerPool::cancel(Ticket ticket) { return impl_->cancel(ticket); }
+
+void WorkerPool::shutdown(std::chrono::duration<double> drain, std::function<void()> done) {
+  impl_->shutdown(drain, std::move(done));
+}
+
+void WorkerPool::shutdown(std::chrono::duration<double> drain) {
+  if (impl_->on_pool_thread())
+    throw std::logic_error("WorkerPool::shutdown(drain) called on the pool's own thread");
+  std::promise<void> promise;
+  std::future<void> future = promise.get_future();
+  impl_->shutdown(drain, [&promise] { promise.set_value(); });
+  future.get();
+}
+
+Stats WorkerPool::stats() const { return impl_->stats(); }
+const Options& WorkerPool::options() const noexcept { return impl_->options(); }
+std::uint64_t WorkerPool::subscribe(Listener listener) {
+  return impl_->subscribe(std::move(listener));
+}
+void WorkerPool::unsubscribe(std::uint64_t id) { impl_->unsubscribe(id); }
+
+}  // namespace corral::pool

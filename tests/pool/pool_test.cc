@@ -1,0 +1,576 @@
+// tests/pool/pool_test.cc: a real WorkerPool of real `corral worker`
+// processes (and, for the pool's defences, real processes that speak the
+// protocol badly on purpose).
+#include <signal.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "corral/pool.hpp"
+#include "gtest/gtest.h"
+
+namespace corral::pool {
+namespace {
+
+using namespace std::chrono_literals;
+
+Options base_options(std::size_t workers = 1) {
+  Options options;
+  options.worker_command = {CORRAL_BINARY, "worker"};
+  options.max_workers = workers;
+  return options;
+}
+
+Request code_request(std::string code, std::vector<std::string> tools = {},
+                     Dispatcher dispatcher = nullptr) {
+  Request request;
+  request.code = std::move(code);
+  request.tools = std::move(tools);
+  request.limits.timeout = std::chrono::seconds(20);
+  request.dispatcher = std::move(dispatcher);
+  return request;
+}
+
+// A worker impostor: a bash script that sends `frames` (JSON objects, one a
+// line) on fd 3, each length-prefixed, then waits until killed.
+std::vector<std::string> impostor(const std::string& frames) {
+  const std::string script = R"SH(
+frame() {
+  local body="$1" n=${#1}
+  printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((n>>24&255)) $((n>>16&255)) $((n>>8&255)) $((n&255)))" >&3
+  printf '%s' "$body" >&3
+}
+while IFS= read -r line; do
+  case "$line" in
+    RAW:*) printf "${line#RAW:}" >&3 ;;
+    *) frame "$line" ;;
+  esac
+done <<'FRAMES'
+)SH" + frames + R"SH(
+FRAMES
+exec sleep 600
+)SH";
+  return {"/bin/bash", "-c", script, "impostor"};
+}
+
+const char* kReady = R"({"t":"ready","protections":{}})";
+
+// Waits for the pool's worker_started event and hands out the pid.
+struct WorkerWatch {
+  std::mutex mutex;
+  std::vector<int> pids;
+  std::promise<void> started;
+  bool signalled = false;
+  void attach(WorkerPool& pool) {
+    pool.subscribe([this](const Event& event) {
+      if (event.kind != Event::Kind::worker_started) return;
+      std::lock_guard lock(mutex);
+      pids.push_back(event.pid);
+      if (!signalled) {
+        signalled = true;
+        started.set_value();
+      }
+    });
+  }
+};
+
+TEST(Pool, RunsTrivialExecution) {
+  WorkerPool pool(base_options());
+  EXPECT_EQ(pool.stats().workers_live, 0u) << "no worker may start before the first request";
+  Outcome outcome = pool.execute(code_request("async () => 1 + 1"));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "2");
+  EXPECT_EQ(pool.stats().workers_live, 1u);
+  EXPECT_EQ(pool.stats().executions[0], 1u);
+}
+
+TEST(Pool, EvalShapeAndConsoleOutput) {
+  WorkerPool pool(base_options());
+  Request request = code_request("console.log('hi'); 6 * 7");
+  request.shape = Request::Shape::eval;
+  Outcome outcome = pool.execute(std::move(request));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "42");
+  EXPECT_EQ(outcome.execution->stdout_text(), "hi\n");
+}
+
+TEST(Pool, GuestErrorCarriesItsOutput) {
+  WorkerPool pool(base_options());
+  Outcome outcome = pool.execute(
+      code_request("async () => { console.log('before'); throw new TypeError('x'); }"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::guest_error);
+  EXPECT_NE(outcome.failure->message.find("TypeError"), std::string::npos);
+  ASSERT_TRUE(outcome.failure->execution);
+  EXPECT_EQ(outcome.failure->execution->stdout_text(), "before\n");
+}
+
+TEST(Pool, TimeoutInTheWorkerThenTheNextRunSucceeds) {
+  WorkerPool pool(base_options());
+  Request spin = code_request("async () => { while (true) {} }");
+  spin.limits.timeout = std::chrono::milliseconds(200);
+  Outcome outcome = pool.execute(std::move(spin));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::timeout);
+  Outcome next = pool.execute(code_request("async () => 'alive'"));
+  ASSERT_TRUE(next.ok()) << next.failure->message;
+  EXPECT_EQ(next.execution->value(), "\"alive\"");
+  EXPECT_EQ(pool.stats().workers_started, 1u) << "a timeout is the sandbox's, not a worker death";
+}
+
+TEST(Pool, MemoryLimit) {
+  WorkerPool pool(base_options());
+  Request bomb =
+      code_request("async () => { const a = []; while (true) a.push(new Array(1e5).fill(1)); }");
+  bomb.limits.memory_limit = std::uint64_t{32} << 20;
+  Outcome outcome = pool.execute(std::move(bomb));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::memory_limit);
+  ASSERT_TRUE(outcome.failure->execution);
+  EXPECT_LE(outcome.failure->execution->usage().memory_peak, std::uint64_t{32} << 20);
+  EXPECT_TRUE(pool.execute(code_request("async () => 1")).ok());
+}
+
+TEST(Pool, InvalidLimitsAreInvalidRequest) {
+  WorkerPool pool(base_options());
+  Request request = code_request("1");
+  request.limits.timeout = std::chrono::duration<double>(-1);
+  Outcome outcome = pool.execute(std::move(request));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::invalid_request);
+  EXPECT_EQ(pool.stats().workers_live, 0u);
+}
+
+TEST(Pool, ToolCallsRoundTrip) {
+  WorkerPool pool(base_options());
+  std::atomic<int> calls{0};
+  Outcome outcome = pool.execute(
+      code_request("async () => { const r = await codemode.add({a: 2, b: 3}); return r.sum; }",
+                   {"add"}, [&](const std::string& name, std::string args, ToolAnswer answer) {
+                     ++calls;
+                     EXPECT_EQ(name, "add");
+                     EXPECT_EQ(args, R"({"a":2,"b":3})");
+                     answer.resolve(R"({"sum":5})");
+                   }));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "5");
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(outcome.execution->usage().tool_calls, 1u);
+  EXPECT_EQ(pool.stats().tool_calls, 1u);
+}
+
+TEST(Pool, ManyConcurrentSlowToolCallsAnsweredFromOtherThreads) {
+  WorkerPool pool(base_options());
+  std::vector<std::thread> answerers;
+  std::mutex mutex;
+  Outcome outcome = pool.execute(
+      code_request("async () => { const xs = await Promise.all(Array.from({length: 200}, (_, i) => "
+                   "codemode.slow.echo({i}))); return xs.reduce((s, x) => s + x.i, 0); }",
+                   {"slow.echo"}, [&](const std::string&, std::string args, ToolAnswer answer) {
+                     std::lock_guard lock(mutex);
+                     answerers.emplace_back([args = std::move(args), answer] {
+                       std::this_thread::sleep_for(2ms);  // a slow tool, not synchronisation
+                       answer.resolve(args);
+                     });
+                   }));
+  for (auto& t : answerers) t.join();
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), std::to_string(199 * 200 / 2));
+}
+
+TEST(Pool, FailingToolsBecomeGuestCatchableErrors) {
+  WorkerPool pool(base_options());
+  Outcome outcome = pool.execute(code_request(
+      "async () => { const out = []; for (const t of ['reject', 'throw']) { try { await "
+      "codemode[t]({}); } catch (e) { out.push(e.message); } } return out; }",
+      {"reject", "throw"}, [](const std::string& name, std::string, ToolAnswer answer) {
+        if (name == "throw") throw std::runtime_error("caller went away");
+        answer.reject("no such row");
+      }));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), R"(["no such row","caller went away"])");
+}
+
+TEST(Pool, UnhandledToolFailureFailsTheRunWithToolError) {
+  WorkerPool pool(base_options());
+  Outcome outcome = pool.execute(code_request(
+      "async () => await codemode.get({})", {"get"},
+      [](const std::string&, std::string, ToolAnswer answer) { answer.reject("down"); }));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::tool_error);
+}
+
+TEST(Pool, AnswersAfterTheRunSettledAreRefused) {
+  WorkerPool pool(base_options());
+  std::optional<ToolAnswer> kept;
+  Outcome outcome = pool.execute(code_request(
+      "async () => { codemode.later({}).catch(() => {}); return 'settled'; }", {"later"},
+      [&](const std::string&, std::string, ToolAnswer answer) { kept = answer; }));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_FALSE(kept->resolve("1")) << "the run settled; its answer must be dropped";
+  EXPECT_TRUE(pool.execute(code_request("async () => 1")).ok());
+}
+
+TEST(Pool, CallsArrivingAfterSettleNeverReachTheDispatcher) {
+  // An impostor worker sends a call, the run's result, then a second call
+  // for the settled run. The pool answers that one itself.
+  Options options = base_options();
+  options.worker_command = impostor(std::string(kReady) + "\n" +
+                                    R"({"t":"call","id":1,"call":1,"name":"x","args":"{}"})" +
+                                    "\n" + R"({"t":"done","id":1,"execution":{"value":7}})" + "\n" +
+                                    R"({"t":"call","id":1,"call":2,"name":"x","args":"{}"})");
+  WorkerPool pool(options);
+  std::promise<void> second_call;
+  std::atomic<int> calls{0};
+  pool.subscribe([&](const Event& event) {
+    if (event.kind == Event::Kind::tool_call && ++calls == 2) second_call.set_value();
+  });
+  std::atomic<int> dispatched{0};
+  Outcome outcome = pool.execute(code_request(
+      "ignored", {"x"}, [&](const std::string&, std::string, ToolAnswer answer) { ++dispatched; }));
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome.execution->value(), "7");
+  second_call.get_future().get();
+  pool.shutdown(0s);
+  EXPECT_EQ(dispatched.load(), 1);
+  EXPECT_EQ(pool.stats().tool_calls, 2u);
+}
+
+TEST(Pool, QueueOverflowIsImmediateAndRetryable) {
+  Options options = base_options();
+  options.max_queue = 1;
+  WorkerPool pool(options);
+  std::promise<ToolAnswer> held;
+  bool first = true;
+  auto hold = [&](const std::string&, std::string, ToolAnswer answer) {
+    if (std::exchange(first, false))
+      held.set_value(answer);
+    else
+      answer.resolve("0");
+  };
+  std::promise<Outcome> running, queued;
+  pool.submit(code_request("async () => await codemode.hold({})", {"hold"}, hold),
+              [&](Outcome o) { running.set_value(std::move(o)); });
+  ToolAnswer answer = held.get_future().get();  // the only slot is taken
+  pool.submit(code_request("async () => 2"), [&](Outcome o) { queued.set_value(std::move(o)); });
+  Outcome overflow = pool.execute(code_request("async () => 3"));
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.failure->code, FailureCode::queue_overflow);
+  EXPECT_TRUE(overflow.failure->retryable());
+  EXPECT_EQ(pool.stats().rejections[static_cast<int>(Rejection::queue_overflow)], 1u);
+  EXPECT_EQ(pool.stats().queue_depth, 1u);
+  answer.resolve("1");
+  EXPECT_EQ(running.get_future().get().execution->value(), "1");
+  EXPECT_EQ(queued.get_future().get().execution->value(), "2");
+}
+
+TEST(Pool, WorkerKilledMidRunIsConnectionBrokenAndReplaced) {
+  WorkerPool pool(base_options());
+  WorkerWatch watch;
+  watch.attach(pool);
+  std::promise<void> calling;
+  Outcome outcome = [&] {
+    std::promise<Outcome> done;
+    pool.submit(
+        code_request("async () => await codemode.wait({})", {"wait"},
+                     [&](const std::string&, std::string, ToolAnswer) { calling.set_value(); }),
+        [&](Outcome o) { done.set_value(std::move(o)); });
+    calling.get_future().get();
+    std::lock_guard lock(watch.mutex);
+    ::kill(watch.pids.at(0), SIGKILL);
+    return done.get_future().get();
+  }();
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
+  EXPECT_TRUE(outcome.failure->retryable());
+  EXPECT_NE(outcome.failure->message.find("worker 1"), std::string::npos)
+      << outcome.failure->message;
+
+  Outcome next = pool.execute(code_request("async () => 'new worker'"));
+  ASSERT_TRUE(next.ok()) << next.failure->message;
+  Stats stats = pool.stats();
+  EXPECT_EQ(stats.workers_started, 2u);
+  EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::crashed)], 1u);
+  EXPECT_EQ(stats.executions[1 + static_cast<int>(FailureCode::connection_broken)], 1u);
+}
+
+TEST(Pool, OneWorkerDyingLeavesTheOtherWorkersRunAlone) {
+  WorkerPool pool(base_options(2));
+  WorkerWatch watch;
+  watch.attach(pool);
+  std::promise<void> both_calling;
+  std::atomic<int> calling{0};
+  std::mutex mutex;
+  std::vector<ToolAnswer> answers;
+  auto dispatcher = [&](const std::string&, std::string, ToolAnswer answer) {
+    std::lock_guard lock(mutex);
+    answers.push_back(answer);
+    if (++calling == 2) both_calling.set_value();
+  };
+  std::promise<Outcome> a, b;
+  pool.submit(code_request("async () => await codemode.wait({})", {"wait"}, dispatcher),
+              [&](Outcome o) { a.set_value(std::move(o)); });
+  pool.submit(code_request("async () => await codemode.wait({})", {"wait"}, dispatcher),
+              [&](Outcome o) { b.set_value(std::move(o)); });
+  both_calling.get_future().get();
+  {
+    std::lock_guard lock(watch.mutex);
+    ASSERT_EQ(watch.pids.size(), 2u);
+    ::kill(watch.pids[0], SIGKILL);
+  }
+  Outcome killed = a.get_future().get();
+  EXPECT_EQ(killed.failure.value().code, FailureCode::connection_broken);
+  {
+    std::lock_guard lock(mutex);
+    for (auto& answer : answers) answer.resolve("\"fine\"");
+  }
+  Outcome survivor = b.get_future().get();
+  ASSERT_TRUE(survivor.ok()) << survivor.failure->message;
+  EXPECT_EQ(survivor.execution->value(), "\"fine\"");
+}
+
+TEST(Pool, RetiresAfterNExecutions) {
+  Options options = base_options();
+  options.retire_after_executions = 2;
+  WorkerPool pool(options);
+  for (int i = 0; i < 5; ++i) {
+    Outcome outcome = pool.execute(code_request("async () => " + std::to_string(i)));
+    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  }
+  pool.shutdown(0s);
+  Stats stats = pool.stats();
+  EXPECT_EQ(stats.workers_started, 3u);
+  EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::retired)], 2u);
+  EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::shutdown)], 1u);
+}
+
+TEST(Pool, RetiresPastTheMemoryBound) {
+  Options options = base_options();
+  options.worker_memory_bound = 1;  // every worker is over it after one run
+  WorkerPool pool(options);
+  ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
+  ASSERT_TRUE(pool.execute(code_request("async () => 2")).ok());
+  pool.shutdown(0s);
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::memory_bound)], 2u);
+}
+
+TEST(Pool, TwoRunsShareOneWorkerWhenItHasTwoSlots) {
+  Options options = base_options();
+  options.executions_per_worker = 2;
+  WorkerPool pool(options);
+  std::promise<void> both;
+  std::atomic<int> calls{0};
+  std::mutex mutex;
+  std::vector<ToolAnswer> answers;
+  auto dispatcher = [&](const std::string&, std::string args, ToolAnswer answer) {
+    std::lock_guard lock(mutex);
+    answers.push_back(answer);
+    if (++calls == 2) {
+      both.set_value();
+    }
+  };
+  std::promise<Outcome> a, b;
+  pool.submit(code_request("async () => await codemode.w({})", {"w"}, dispatcher),
+              [&](Outcome o) { a.set_value(std::move(o)); });
+  pool.submit(code_request("async () => await codemode.w({})", {"w"}, dispatcher),
+              [&](Outcome o) { b.set_value(std::move(o)); });
+  both.get_future().get();  // both runs are inside the one worker at once
+  EXPECT_EQ(pool.stats().workers_live, 1u);
+  {
+    std::lock_guard lock(mutex);
+    for (auto& answer : answers) answer.resolve("3");
+  }
+  EXPECT_EQ(a.get_future().get().execution->value(), "3");
+  EXPECT_EQ(b.get_future().get().execution->value(), "3");
+}
+
+TEST(Pool, CancelRunningAndQueued) {
+  WorkerPool pool(base_options());
+  std::promise<void> calling;
+  std::promise<Outcome> running, queued;
+  const Ticket first = pool.submit(
+      code_request("async () => await codemode.wait({})", {"wait"},
+                   [&](const std::string&, std::string, ToolAnswer) { calling.set_value(); }),
+      [&](Outcome o) { running.set_value(std::move(o)); });
+  calling.get_future().get();
+  const Ticket second = pool.submit(code_request("async () => 2"),
+                                    [&](Outcome o) { queued.set_value(std::move(o)); });
+  EXPECT_TRUE(pool.cancel(second));
+  EXPECT_EQ(queued.get_future().get().failure.value().code, FailureCode::cancelled);
+  EXPECT_TRUE(pool.cancel(first));
+  EXPECT_EQ(running.get_future().get().failure.value().code, FailureCode::cancelled);
+  EXPECT_FALSE(pool.cancel(first)) << "settled";
+  EXPECT_TRUE(pool.execute(code_request("async () => 1")).ok());
+}
+
+TEST(Pool, ShutdownDrainsThenFailsWhatIsLeftRetryably) {
+  Options options = base_options(2);
+  options.max_queue = 5;
+  WorkerPool pool(options);
+  std::promise<void> quick_calling, stuck_calling;
+  std::optional<ToolAnswer> quick_answer;
+  std::promise<Outcome> quick, stuck, queued;
+  pool.submit(code_request("async () => await codemode.q({})", {"q"},
+                           [&](const std::string&, std::string, ToolAnswer answer) {
+                             quick_answer = answer;
+                             quick_calling.set_value();
+                           }),
+              [&](Outcome o) { quick.set_value(std::move(o)); });
+  pool.submit(
+      code_request("async () => await codemode.s({})", {"s"},
+                   [&](const std::string&, std::string, ToolAnswer) { stuck_calling.set_value(); }),
+      [&](Outcome o) { stuck.set_value(std::move(o)); });
+  quick_calling.get_future().get();
+  stuck_calling.get_future().get();
+  pool.submit(code_request("async () => 3"), [&](Outcome o) { queued.set_value(std::move(o)); });
+
+  std::promise<void> shut;
+  pool.shutdown(2s, [&] { shut.set_value(); });
+  // Queued requests are refused at once.
+  Outcome refused = queued.get_future().get();
+  EXPECT_EQ(refused.failure.value().code, FailureCode::unavailable);
+  // A run that finishes inside the drain is delivered.
+  quick_answer->resolve("\"done in time\"");
+  Outcome in_time = quick.get_future().get();
+  ASSERT_TRUE(in_time.ok()) << in_time.failure->message;
+  // The one still waiting when the drain ends fails retryably.
+  Outcome cut = stuck.get_future().get();
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.failure->code, FailureCode::connection_broken);
+  EXPECT_TRUE(cut.failure->retryable());
+  EXPECT_NE(cut.failure->message.find("was shut down during the execution"), std::string::npos)
+      << cut.failure->message;
+  shut.get_future().get();
+  EXPECT_EQ(pool.stats().workers_live, 0u);
+  Outcome after = pool.execute(code_request("async () => 1"));
+  EXPECT_EQ(after.failure.value().code, FailureCode::unavailable);
+  pool.shutdown(0s);  // a second shutdown starts nothing and returns
+}
+
+TEST(Pool, MalformedFrameKillsTheWorker) {
+  Options options = base_options();
+  options.worker_command = impostor(std::string(kReady) + "\nthis is not json");
+  WorkerPool pool(options);
+  Outcome outcome = pool.execute(code_request("1"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
+  pool.shutdown(0s);
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 1u);
+}
+
+TEST(Pool, OversizedFrameKillsTheWorkerBeforeBuffering) {
+  Options options = base_options();
+  options.worker_command = impostor(std::string(kReady) + "\nRAW:\\xff\\xff\\xff\\xff");
+  WorkerPool pool(options);
+  Outcome outcome = pool.execute(code_request("1"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
+  EXPECT_NE(outcome.failure->message.find("oversized"), std::string::npos);
+  pool.shutdown(0s);
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 1u);
+}
+
+TEST(Pool, FrameForAnUnknownRunKillsTheWorker) {
+  Options options = base_options();
+  options.worker_command =
+      impostor(std::string(kReady) + "\n" + R"({"t":"done","id":99,"execution":{}})");
+  WorkerPool pool(options);
+  Outcome outcome = pool.execute(code_request("1"));
+  EXPECT_EQ(outcome.failure.value().code, FailureCode::connection_broken);
+}
+
+TEST(Pool, SilentWorkerIsKilledAfterTimeoutPlusGrace) {
+  Options options = base_options();
+  options.worker_command = impostor(kReady);
+  options.grace = 200ms;
+  WorkerPool pool(options);
+  Request request = code_request("1");
+  request.limits.timeout = 200ms;
+  Outcome outcome = pool.execute(std::move(request));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::timeout);
+  EXPECT_NE(outcome.failure->message.find("was killed"), std::string::npos);
+  pool.shutdown(0s);
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::hung)], 1u);
+}
+
+TEST(Pool, WorkerThatCannotStartIsUnavailable) {
+  Options options = base_options();
+  options.worker_command = {"/nonexistent/corral", "worker"};
+  WorkerPool pool(options);
+  Outcome outcome = pool.execute(code_request("1"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::unavailable);
+  EXPECT_FALSE(outcome.failure->retryable());
+  options.worker_command = {"/bin/false"};
+  WorkerPool exits(options);
+  Outcome exited = exits.execute(code_request("1"));
+  EXPECT_EQ(exited.failure.value().code, FailureCode::unavailable);
+}
+
+TEST(Pool, OptionsAreValidated) {
+  Options options;
+  options.executions_per_worker = 0;
+  EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
+  options = {};
+  options.grace = std::chrono::duration<double>(-1);
+  EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
+}
+
+// Hostile guests: whatever they try, the run fails or returns inside the
+// sandbox and the pool keeps serving.
+TEST(PoolHostile, NoRouteToTheHost) {
+  WorkerPool pool(base_options());
+  Outcome outcome = pool.execute(code_request(R"(async () => {
+    const seen = {};
+    for (const name of ['require', 'process', 'WebAssembly', 'SharedArrayBuffer', 'Deno',
+                        'Bun', 'fetch', 'XMLHttpRequest', 'setTimeout', 'importScripts']) {
+      seen[name] = typeof globalThis[name];
+    }
+    try { await import('fs'); seen.import = 'loaded'; } catch (e) { seen.import = 'refused'; }
+    return seen;
+  })"));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(),
+            R"({"require":"undefined","process":"undefined","WebAssembly":"undefined",)"
+            R"("SharedArrayBuffer":"undefined","Deno":"undefined","Bun":"undefined",)"
+            R"("fetch":"undefined","XMLHttpRequest":"undefined","setTimeout":"undefined",)"
+            R"("importScripts":"undefined","import":"refused"})");
+}
+
+TEST(PoolHostile, WorkerIsLockedDown) {
+  WorkerPool pool(base_options());
+  WorkerWatch watch;
+  watch.attach(pool);
+  ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
+  int pid;
+  {
+    std::lock_guard lock(watch.mutex);
+    pid = watch.pids.at(0);
+  }
+  // The worker process (or, in a pid namespace, its one child) has
+  // no_new_privs and a seccomp filter.
+  std::string target = std::to_string(pid);
+  std::ifstream children("/proc/" + target + "/task/" + target + "/children");
+  std::string child;
+  if (children >> child) target = child;
+  std::ifstream status("/proc/" + target + "/status");
+  std::string line, no_new_privs, seccomp;
+  while (std::getline(status, line)) {
+    if (line.starts_with("NoNewPrivs:")) no_new_privs = line;
+    if (line.starts_with("Seccomp:")) seccomp = line;
+  }
+  EXPECT_EQ(no_new_privs, "NoNewPrivs:\t1");
+  EXPECT_EQ(seccomp, "Seccomp:\t2");
+}
+
+}  // namespace
+}  // namespace corral::pool
