@@ -1,0 +1,233 @@
+// corral/server.hpp: the executor server, embeddable in any C++ program.
+//
+// A `Server` is one HTTP listener (TCP host:port, or a unix socket path) in
+// front of one `pool::WorkerPool`. Plain HTTP requests get the probes
+// (`/healthz`, `/readyz`, `/metrics`); executions arrive through a WebSocket
+// upgrade at `/` and speak the executor protocol (JSON-RPC 2.0, see
+// docs/protocol.md): `protocolVersion`, `execute`, and `tool.call` requests the
+// server sends back to the caller while the guest awaits a tool.
+//
+// The server resolves every bound of a run before the pool sees it (timeout
+// clamped between a default and a ceiling, memory and output caps from its
+// options), measures each result against `response_limit`, pings its sockets,
+// retires connections past `max_connection_age`, and drains on close().
+//
+// It installs no signal handler, reads no environment variable, registers no
+// global logger and opens no second port: every decision is in `Options`.
+//
+// Example:
+//   corral::server::Options options;
+//   options.port = 0;  // any free port
+//   options.pool.max_workers = 2;
+//   options.default_timeout = std::chrono::milliseconds(200);
+//   options.max_timeout = std::chrono::milliseconds(500);
+//   options.metrics = corral::server::own_metrics();
+//   corral::server::Server server(std::move(options));
+//   server.listen();                       // throws std::system_error (EADDRINUSE, ...)
+//   std::printf("%s\n", server.address().to_string().c_str());  // 127.0.0.1:41234
+//   ...
+//   server.close();                        // drain, then 1001 on every socket
+//
+// Thread safety: every member function may be called from any thread, except
+// that the destructor must not run on one of the server's own threads (hooks,
+// metrics sources and loggers run there).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "corral/pool.hpp"
+#include "corral/sandbox.hpp"
+
+namespace corral::server {
+
+// kProtocolVersion: what `protocolVersion` answers. Clients compare it with
+// exact equality and refuse a server that differs (protocol_mismatch).
+inline constexpr const char* kProtocolVersion = "corral-executor/1";
+
+// kDefaultTimeout: a run's timeout when neither the request nor the server's
+// options name one.
+inline constexpr std::chrono::milliseconds kDefaultTimeout{30'000};
+
+// kMaxSupportedTimeout: the widest timeout any run may have, whatever the
+// operator configured (2^31 - 1 ms, the widest delay a 32-bit millisecond
+// timer takes; clients in other languages rely on it).
+inline constexpr std::chrono::milliseconds kMaxSupportedTimeout{2'147'483'647};
+
+// kKeepAliveTimeout / kHeadersTimeout: an idle HTTP keep-alive connection is
+// closed after 72 s (above the 60 s an AWS Application Load Balancer holds
+// one); request headers must be complete within keep-alive + 2 s.
+inline constexpr std::chrono::milliseconds kKeepAliveTimeout{72'000};
+inline constexpr std::chrono::milliseconds kHeadersTimeout{kKeepAliveTimeout.count() + 2'000};
+
+// kPrometheusContentType: the content type of the text exposition format 0.0.4.
+inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+// Handshake: what the identity hook sees of an upgrade request.
+struct Handshake {
+  // Header names in lower case; repeated headers joined with ", ".
+  std::map<std::string, std::string> headers;
+  // "127.0.0.1", "::1", or "unix" for a unix socket peer.
+  std::string remote_address;
+};
+
+// Decision: an identity to admit the caller under, or a rejection. The
+// reason of a rejection is logged with the remote address and never sent.
+struct Decision {
+  std::string identity;
+  bool reject = false;
+  std::string reason;
+
+  static Decision admit(std::string identity) { return {std::move(identity), false, {}}; }
+  static Decision refuse(std::string reason) { return {{}, true, std::move(reason)}; }
+};
+
+// IdentityHook: decides whether an upgrade may open a session. Call `decide`
+// exactly once, now or later, from any thread. A hook that throws (or calls
+// `decide` with nothing, see below) refuses the caller: a broken policy
+// admits nobody. Without a hook every caller is "anonymous".
+using DecideCallback = std::function<void(Decision)>;
+using IdentityHook = std::function<void(const Handshake&, DecideCallback decide)>;
+
+// Wraps a synchronous policy as an IdentityHook.
+IdentityHook sync_identity(std::function<Decision(const Handshake&)> policy);
+
+// MetricsSource: what `/metrics` serves. `render` gets this server's own
+// instruments already written in the text format (empty when `instrumented`
+// is false) and returns the whole scrape; what it throws answers 500
+// "metrics unavailable" (and is logged). Runs on a server thread.
+struct MetricsSource {
+  std::string content_type = kPrometheusContentType;
+  std::function<std::string(const std::string& own)> render;
+};
+
+// A MetricsSource that serves exactly the server's own instruments.
+MetricsSource own_metrics();
+
+// LogLevel / Logger: where the server reports what it refused or dropped.
+enum class LogLevel { debug, info, warn, error };
+using Logger = std::function<void(LogLevel, const std::string& message)>;
+
+// Options: every field has a default. validate() says which is wrong.
+struct Options {
+  // TCP host (an address or a name resolved once at listen) and port; port 0
+  // asks the kernel for a free one (read it back with address()).
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  // When set, a unix socket at this path replaces host and port. A stale
+  // socket file at the path is removed first.
+  std::string socket_path;
+
+  // The pool every execution runs in (workers, queue, grace, ...).
+  pool::Options pool;
+
+  // A run's timeout when the request names none (capped by max_timeout).
+  std::chrono::milliseconds default_timeout = kDefaultTimeout;
+  // The ceiling a request may ask for; a request asking for more (or for
+  // null, "the widest") gets this. Never above kMaxSupportedTimeout.
+  std::chrono::milliseconds max_timeout = kMaxSupportedTimeout;
+  // Every other bound of a run (memory, output caps, tool calls, profile);
+  // its `timeout` is ignored, the two fields above decide it.
+  sandbox::Options run_limits;
+
+  // Largest result envelope, in UTF-8 bytes of its JSON (logs included); a
+  // larger result is answered with response_too_large instead.
+  std::optional<std::size_t> response_limit;
+  // A WebSocket connection older than this is closed with 1000
+  // "connection age limit".
+  std::optional<std::chrono::milliseconds> max_connection_age;
+  // Every interval each socket that answered the previous ping gets a new
+  // one, and each that did not is terminated. Zero or less: no pings.
+  std::chrono::milliseconds ping_interval{30'000};
+  // See kKeepAliveTimeout / kHeadersTimeout.
+  std::chrono::milliseconds keep_alive_timeout = kKeepAliveTimeout;
+  std::chrono::milliseconds headers_timeout = kHeadersTimeout;
+  // Largest WebSocket message accepted from a caller; checked from the frame
+  // header, before any of it is buffered (the socket closes with 1009).
+  std::size_t max_message_size = std::size_t{16} << 20;
+
+  // close(): readiness fails at once, new connections are still accepted for
+  // shutdown_delay, then the pool gets shutdown_drain to finish its runs.
+  std::chrono::milliseconds shutdown_delay{0};
+  std::chrono::milliseconds shutdown_drain{10'000};
+
+  IdentityHook identify;
+  // Unset: /metrics answers 404.
+  std::optional<MetricsSource> metrics;
+  // False: no instrument is touched (and the pool counts nothing either).
+  bool instrumented = true;
+  // Unset: warnings and errors go to stderr.
+  Logger logger;
+  // Threads running the server's event loop.
+  std::size_t io_threads = 1;
+};
+
+// Throws std::invalid_argument naming the first bad option.
+void validate(const Options& options);
+
+// Address: where a listening server can be reached.
+struct Address {
+  std::string address;  // "127.0.0.1", "::1", or the unix socket path
+  std::string family;   // "IPv4", "IPv6" or "unix"
+  std::uint16_t port = 0;
+  // "127.0.0.1:8080", "[::1]:8080", or "unix:/path"
+  std::string to_string() const;
+};
+
+// Server: see the file comment.
+class Server {
+ public:
+  // Builds the pool (spawning nothing) and validates options (throws
+  // std::invalid_argument). Listens nowhere until listen().
+  explicit Server(Options options);
+  // Closes (with the configured drain) if close() was not called.
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and starts serving. Throws std::system_error carrying the OS error
+  // (e.g. std::errc::address_in_use) when the address cannot be bound, and
+  // std::logic_error when called twice or after close().
+  void listen();
+  // The bound address (the real port when 0 was asked). Throws
+  // std::logic_error before listen().
+  Address address() const;
+
+  // New upgrades are refused with 503 while not accepting; open sessions and
+  // running executions are untouched, readiness follows at once.
+  void stop_accepting();
+  // Throws corral::Error (internal) "A closed server cannot accept
+  // connections again." once close() has begun.
+  void resume_accepting();
+  bool accepting() const noexcept;
+  bool draining() const noexcept;
+
+  // Drains and closes: readiness 503 at once; accepting for shutdown_delay;
+  // then no more upgrades, no more pings, pool shutdown with shutdown_drain
+  // (every run that finishes inside it is delivered, later ones fail with
+  // connection_broken), then every socket closes with 1001 "server shutting
+  // down" and the listener closes. Memoized: a second call starts nothing and
+  // waits for (or calls `done` after) the first. `done` runs on a server
+  // thread.
+  void close(std::function<void()> done);
+  // Blocking form.
+  void close();
+
+  // The pool the server runs executions in (subscribe to its events here).
+  pool::WorkerPool& pool() noexcept;
+
+  // This server's own instruments in the text format 0.0.4.
+  std::string render_metrics() const;
+
+  class Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace corral::server

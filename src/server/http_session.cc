@@ -1,0 +1,258 @@
+#include "server/http_session.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <boost/beast/websocket.hpp>
+
+#include "server/websocket_session.hpp"
+
+namespace corral::server {
+
+namespace {
+
+// Probes and upgrades carry no body worth reading; anything larger is refused.
+constexpr std::uint64_t kBodyLimit = 64 * 1024;
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Owns one identity decision: the first call wins; dropping every copy of
+// the callback without a call refuses the caller.
+struct PendingDecision {
+  std::function<void(Decision)> apply;
+  std::atomic<bool> decided{false};
+
+  void decide(Decision decision) {
+    if (decided.exchange(true)) return;
+    apply(std::move(decision));
+  }
+  ~PendingDecision() {
+    if (!decided.exchange(true)) apply(Decision::refuse("the identity hook never decided"));
+  }
+};
+
+}  // namespace
+
+HttpSession::HttpSession(std::shared_ptr<ServerState> state, Protocol::socket&& socket,
+                         std::string remote_address)
+    : state_(std::move(state)),
+      stream_(std::move(socket)),
+      remote_address_(std::move(remote_address)) {}
+
+HttpSession::~HttpSession() {
+  if (!ended_) state_->remove(this);
+}
+
+void HttpSession::run() {
+  state_->add(this, weak_from_this(), stream_.get_executor());
+  asio::dispatch(stream_.get_executor(),
+                 beast::bind_front_handler(&HttpSession::do_wait, shared_from_this()));
+}
+
+void HttpSession::do_wait() {
+  if (first_ || buffer_.size() > 0) {
+    do_read();
+    return;
+  }
+  // Keep-alive: wait for the first byte of the next request.
+  stream_.expires_after(state_->options.keep_alive_timeout);
+  stream_.async_read_some(buffer_.prepare(4096),
+                          beast::bind_front_handler(&HttpSession::on_wait, shared_from_this()));
+}
+
+void HttpSession::on_wait(beast::error_code ec, std::size_t bytes) {
+  if (ec) {
+    end();
+    return;
+  }
+  buffer_.commit(bytes);
+  do_read();
+}
+
+void HttpSession::do_read() {
+  parser_.emplace();
+  parser_->body_limit(kBodyLimit);
+  stream_.expires_after(state_->options.headers_timeout);
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
+}
+
+void HttpSession::on_read(beast::error_code ec, std::size_t) {
+  if (ec == http::error::body_limit) {
+    request_ = {};
+    respond(http::status::payload_too_large, "payload too large");
+    return;
+  }
+  if (ec) {
+    end();
+    return;
+  }
+  first_ = false;
+  request_ = parser_->release();
+  handle_request();
+}
+
+void HttpSession::handle_request() {
+  const std::string_view target = request_.target();
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (beast::websocket::is_upgrade(request_)) {
+    if (path == "/") {
+      handle_upgrade();
+    } else {
+      respond(http::status::not_found, "not found");
+    }
+    return;
+  }
+  const auto verb = request_.method();
+  if (verb != http::verb::get && verb != http::verb::head) {
+    respond(http::status::not_found, "not found");
+  } else if (path == "/healthz") {
+    respond(http::status::ok, "ok");
+  } else if (path == "/readyz") {
+    if (state_->accepting.load() && !state_->draining.load()) {
+      respond(http::status::ok, "ready");
+    } else {
+      respond(http::status::service_unavailable, "not ready");
+    }
+  } else if (path == "/metrics" && state_->options.metrics) {
+    const MetricsSource& source = *state_->options.metrics;
+    try {
+      const std::string own = state_->metrics.render(state_->pool.stats());
+      std::string body = source.render ? source.render(own) : own;
+      respond(http::status::ok, std::move(body), source.content_type);
+    } catch (const std::exception& e) {
+      state_->log(LogLevel::error, fmt::format("rendering /metrics failed: {}", e.what()));
+      respond(http::status::internal_server_error, "metrics unavailable");
+    }
+  } else {
+    respond(http::status::not_found, "not found");
+  }
+}
+
+void HttpSession::respond(http::status status, std::string body, std::string content_type) {
+  auto response = std::make_shared<http::response<http::string_body>>(
+      status, request_.version() ? request_.version() : 11);
+  response->set(http::field::server, "corral");
+  response->set(http::field::content_type, content_type);
+  const bool keep_alive =
+      request_.keep_alive() && !shutting_down_ && status != http::status::payload_too_large;
+  response->keep_alive(keep_alive);
+  response->body() = std::move(body);
+  response->prepare_payload();
+  if (request_.method() == http::verb::head) response->body().clear();
+  response_ = response;
+  stream_.expires_after(state_->options.headers_timeout);
+  http::async_write(
+      stream_, *response,
+      beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), keep_alive));
+}
+
+void HttpSession::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
+  response_.reset();
+  if (ec || !keep_alive) {
+    terminate();
+    end();
+    return;
+  }
+  do_wait();
+}
+
+void HttpSession::handle_upgrade() {
+  if (!state_->accepting.load() || state_->closing.load()) {
+    refuse(http::status::service_unavailable);
+    return;
+  }
+  if (!state_->options.identify) {
+    on_decision(Decision::admit("anonymous"));
+    return;
+  }
+  Handshake handshake;
+  handshake.remote_address = remote_address_;
+  for (const auto& field : request_) {
+    std::string name = lower(field.name_string());
+    auto [it, inserted] = handshake.headers.try_emplace(name, field.value());
+    if (!inserted) {
+      it->second += ", ";
+      it->second += field.value();
+    }
+  }
+  stream_.expires_never();
+  auto pending = std::make_shared<PendingDecision>();
+  pending->apply = [self = shared_from_this(), executor = stream_.get_executor()](Decision d) {
+    asio::post(executor, [self, d = std::move(d)]() mutable { self->on_decision(std::move(d)); });
+  };
+  DecideCallback decide = [pending](Decision decision) { pending->decide(std::move(decision)); };
+  pending.reset();
+  try {
+    state_->options.identify(handshake, decide);
+  } catch (const std::exception& e) {
+    state_->log(LogLevel::warn,
+                fmt::format("the identity hook threw for {}: {}", remote_address_, e.what()));
+    decide(Decision::refuse(fmt::format("the identity hook threw: {}", e.what())));
+  } catch (...) {
+    state_->log(LogLevel::warn, fmt::format("the identity hook threw for {}", remote_address_));
+    decide(Decision::refuse("the identity hook threw"));
+  }
+}
+
+void HttpSession::on_decision(Decision decision) {
+  if (ended_) return;
+  if (decision.reject) {
+    state_->log(LogLevel::warn,
+                fmt::format("refused a connection from {}: {}", remote_address_,
+                            decision.reason.empty() ? "(no reason given)" : decision.reason));
+    state_->metrics.connection_rejected();
+    refuse(http::status::forbidden);
+    return;
+  }
+  // The hook may have answered after close() began or acceptance stopped.
+  if (!state_->accepting.load() || state_->closing.load()) {
+    refuse(http::status::service_unavailable);
+    return;
+  }
+  upgraded_ = true;
+  auto session = std::make_shared<WebSocketSession>(state_, std::move(stream_),
+                                                    std::move(decision.identity), remote_address_);
+  session->start(std::move(request_));
+  end();
+}
+
+void HttpSession::refuse(http::status status) {
+  auto response = std::make_shared<http::response<http::empty_body>>(status, 11);
+  response->set(http::field::connection, "close");
+  response->content_length(0);
+  response_ = response;
+  stream_.expires_after(state_->options.headers_timeout);
+  http::async_write(stream_, *response,
+                    [self = shared_from_this()](beast::error_code, std::size_t) {
+                      self->response_.reset();
+                      self->terminate();
+                      self->end();
+                    });
+}
+
+void HttpSession::shut_down() {
+  shutting_down_ = true;
+  terminate();
+}
+
+void HttpSession::terminate() {
+  if (upgraded_) return;
+  beast::error_code ignored;
+  stream_.socket().shutdown(Protocol::socket::shutdown_both, ignored);
+  stream_.socket().close(ignored);
+}
+
+void HttpSession::end() {
+  if (ended_) return;
+  ended_ = true;
+  state_->remove(this);
+}
+
+}  // namespace corral::server

@@ -1,0 +1,57 @@
+// src/server/http_session.hpp: one HTTP connection: the probes, and the
+// gate every WebSocket upgrade passes (acceptance flag, identity hook,
+// acceptance flag again) before it becomes a WebSocketSession.
+#pragma once
+
+#include <boost/beast/http.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "server/state.hpp"
+
+namespace corral::server {
+
+namespace http = beast::http;
+
+class HttpSession : public Session, public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(std::shared_ptr<ServerState> state, Protocol::socket&& socket,
+              std::string remote_address);
+  ~HttpSession() override;
+
+  void run();
+
+  // Session
+  void heartbeat() override {}
+  void shut_down() override;
+  void terminate() override;
+
+ private:
+  void do_wait();
+  void on_wait(beast::error_code ec, std::size_t bytes);
+  void do_read();
+  void on_read(beast::error_code ec, std::size_t bytes);
+  void handle_request();
+  void respond(http::status status, std::string body, std::string content_type = "text/plain");
+  void on_write(bool keep_alive, beast::error_code ec, std::size_t bytes);
+  void handle_upgrade();
+  void on_decision(Decision decision);
+  // Writes a bodiless status line with Connection: close, then closes.
+  void refuse(http::status status);
+  void end();
+
+  std::shared_ptr<ServerState> state_;
+  Stream stream_;
+  std::string remote_address_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::request<http::string_body> request_;
+  std::shared_ptr<void> response_;
+  bool first_ = true;
+  bool upgraded_ = false;
+  bool shutting_down_ = false;
+  bool ended_ = false;
+};
+
+}  // namespace corral::server

@@ -1,0 +1,99 @@
+#include "server/metrics.hpp"
+
+#include <fmt/format.h>
+
+namespace corral::server {
+
+void Metrics::connection_opened() noexcept {
+  if (!instrumented_) return;
+  connections_active_.fetch_add(1);
+  connections_total_.fetch_add(1);
+}
+
+void Metrics::connection_closed() noexcept {
+  if (!instrumented_) return;
+  std::uint64_t current = connections_active_.load();
+  while (current > 0 && !connections_active_.compare_exchange_weak(current, current - 1)) {
+  }
+}
+
+void Metrics::connection_rejected() noexcept {
+  if (!instrumented_) return;
+  rejections_.fetch_add(1);
+}
+
+void Metrics::execution_finished(std::optional<FailureCode> outcome, double seconds) noexcept {
+  if (!instrumented_) return;
+  executions_[outcome ? 1 + static_cast<int>(*outcome) : 0].fetch_add(1);
+  std::size_t bucket = 0;
+  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
+  if (bucket < kBuckets.size()) buckets_[bucket].fetch_add(1);
+  duration_count_.fetch_add(1);
+  duration_sum_micros_.fetch_add(static_cast<std::uint64_t>(seconds * 1e6));
+}
+
+void Metrics::tool_call() noexcept {
+  if (!instrumented_) return;
+  tool_calls_.fetch_add(1);
+}
+
+namespace {
+
+void family(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+}  // namespace
+
+std::string Metrics::render(const pool::Stats& stats) const {
+  std::string out;
+  if (!instrumented_) return out;
+  auto line = [&out](std::string_view name, auto value) {
+    fmt::format_to(std::back_inserter(out), "{} {}\n", name, value);
+  };
+
+  family(out, "corral_connections_active", "gauge", "Open executor WebSocket connections.");
+  line("corral_connections_active", connections_active_.load());
+  family(out, "corral_connections_total", "counter", "Executor WebSocket connections opened.");
+  line("corral_connections_total", connections_total_.load());
+  family(out, "corral_connection_rejections_total", "counter",
+         "Upgrades the identity hook refused (403).");
+  line("corral_connection_rejections_total", rejections_.load());
+
+  family(out, "corral_executions_total", "counter",
+         "Executions answered, by outcome (ok or the failure code).");
+  fmt::format_to(std::back_inserter(out), "corral_executions_total{{outcome=\"ok\"}} {}\n",
+                 executions_[0].load());
+  for (int code = 0; code < kFailureCodeCount; ++code) {
+    fmt::format_to(std::back_inserter(out), "corral_executions_total{{outcome=\"{}\"}} {}\n",
+                   to_string(static_cast<FailureCode>(code)), executions_[1 + code].load());
+  }
+
+  family(out, "corral_execution_duration_seconds", "histogram",
+         "Time from an execute request to its answer.");
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+    cumulative += buckets_[i].load();
+    fmt::format_to(std::back_inserter(out),
+                   "corral_execution_duration_seconds_bucket{{le=\"{}\"}} {}\n", kBuckets[i],
+                   cumulative);
+  }
+  const std::uint64_t count = duration_count_.load();
+  fmt::format_to(std::back_inserter(out),
+                 "corral_execution_duration_seconds_bucket{{le=\"+Inf\"}} {}\n", count);
+  fmt::format_to(std::back_inserter(out), "corral_execution_duration_seconds_sum {}\n",
+                 static_cast<double>(duration_sum_micros_.load()) / 1e6);
+  line("corral_execution_duration_seconds_count", count);
+
+  family(out, "corral_queue_depth", "gauge", "Executions waiting for a worker slot.");
+  line("corral_queue_depth", stats.queue_depth);
+  family(out, "corral_workers_live", "gauge", "Worker processes alive.");
+  line("corral_workers_live", stats.workers_live);
+  family(out, "corral_executions_running", "gauge", "Executions running in a worker.");
+  line("corral_executions_running", stats.executions_running);
+  family(out, "corral_tool_calls_total", "counter", "Tool calls bridged to callers.");
+  line("corral_tool_calls_total", tool_calls_.load());
+  return out;
+}
+
+}  // namespace corral::server

@@ -1,0 +1,189 @@
+#include "server/rpc.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "sandbox/identifier.hpp"
+
+namespace corral::server::rpc {
+
+namespace {
+
+constexpr std::size_t kMaxTools = 1024;
+
+json::object base(const json::value& id) {
+  json::object out;
+  out["jsonrpc"] = "2.0";
+  out["id"] = id;
+  return out;
+}
+
+bool is_tool_name(std::string_view name) {
+  if (name.empty() || name.size() > 256) return false;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = name.find('.', start);
+    const std::string_view segment =
+        name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (!sandbox::is_identifier(segment)) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+std::string result_message(const json::value& id, json::value result) {
+  json::object out = base(id);
+  out["result"] = std::move(result);
+  return json::serialize(out);
+}
+
+std::string error_message(const json::value& id, int code, std::string_view message,
+                          FailureCode failure) {
+  json::object out = base(id);
+  out["error"] = json::object{
+      {"code", code},
+      {"message", message},
+      {"data", json::object{{"code", to_string(failure)}}},
+  };
+  return json::serialize(out);
+}
+
+std::string request_message(const json::value& id, std::string_view method, json::value params) {
+  json::object out = base(id);
+  out["method"] = method;
+  if (!params.is_null()) out["params"] = std::move(params);
+  return json::serialize(out);
+}
+
+ExecuteParams parse_execute(const json::value* params) {
+  if (!params || !params->is_object()) {
+    throw std::invalid_argument("execute takes params {code, tools?, timeout?}");
+  }
+  const json::object& object = params->get_object();
+  for (const auto& field : object) {
+    if (field.key() != "code" && field.key() != "tools" && field.key() != "timeout") {
+      throw std::invalid_argument(
+          fmt::format("execute has no parameter \"{}\"", std::string_view(field.key())));
+    }
+  }
+  ExecuteParams out;
+  const json::value* code = object.if_contains("code");
+  if (!code || !code->is_string()) throw std::invalid_argument("code must be a string");
+  out.code = std::string(code->get_string());
+  if (out.code.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw std::invalid_argument("code is empty");
+  }
+
+  if (const json::value* tools = object.if_contains("tools"); tools && !tools->is_null()) {
+    if (!tools->is_array()) throw std::invalid_argument("tools must be an array");
+    if (tools->get_array().size() > kMaxTools) {
+      throw std::invalid_argument(fmt::format("tools lists more than {} tools", kMaxTools));
+    }
+    std::set<std::string, std::less<>> seen;
+    std::size_t index = 0;
+    for (const json::value& tool : tools->get_array()) {
+      if (!tool.is_object()) {
+        throw std::invalid_argument(fmt::format("tools[{}] must be an object", index));
+      }
+      const json::object& descriptor = tool.get_object();
+      const json::value* name = descriptor.if_contains("name");
+      if (!name || !name->is_string() || !is_tool_name(name->get_string())) {
+        throw std::invalid_argument(fmt::format(
+            "tools[{}].name must be a JavaScript identifier or a dotted path of them", index));
+      }
+      if (const json::value* d = descriptor.if_contains("description"); d && !d->is_string()) {
+        throw std::invalid_argument(fmt::format("tools[{}].description must be a string", index));
+      }
+      if (const json::value* s = descriptor.if_contains("inputSchema"); s && !s->is_object()) {
+        throw std::invalid_argument(fmt::format("tools[{}].inputSchema must be an object", index));
+      }
+      std::string tool_name(name->get_string());
+      for (const std::string& other : seen) {
+        const std::string& a = other.size() < tool_name.size() ? other : tool_name;
+        const std::string& b = other.size() < tool_name.size() ? tool_name : other;
+        if (a == b || (b.compare(0, a.size(), a) == 0 && b[a.size()] == '.')) {
+          throw std::invalid_argument(
+              fmt::format("tools[{}].name \"{}\" collides with \"{}\"", index, tool_name, other));
+        }
+      }
+      seen.insert(tool_name);
+      out.tools.push_back(std::move(tool_name));
+      ++index;
+    }
+  }
+
+  if (const json::value* timeout = object.if_contains("timeout")) {
+    if (timeout->is_null()) {
+      out.timeout.kind = TimeoutAsk::Kind::widest;
+    } else if (timeout->is_number()) {
+      const double millis = timeout->to_number<double>();
+      if (!std::isfinite(millis) || millis <= 0) {
+        throw std::invalid_argument("timeout must be a positive number of milliseconds or null");
+      }
+      out.timeout = {TimeoutAsk::Kind::millis, millis};
+    } else {
+      throw std::invalid_argument("timeout must be a positive number of milliseconds or null");
+    }
+  }
+  return out;
+}
+
+std::chrono::milliseconds resolve_timeout(const TimeoutAsk& ask, const Options& options) {
+  const std::chrono::milliseconds ceiling = std::min(options.max_timeout, kMaxSupportedTimeout);
+  switch (ask.kind) {
+    case TimeoutAsk::Kind::absent:
+      return std::min(options.default_timeout, ceiling);
+    case TimeoutAsk::Kind::widest:
+      return ceiling;
+    case TimeoutAsk::Kind::millis:
+      break;
+  }
+  const double asked = std::ceil(ask.millis);
+  if (asked >= static_cast<double>(ceiling.count())) return ceiling;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(asked));
+}
+
+std::string timeout_message(std::chrono::milliseconds bound) {
+  return fmt::format("Execution timed out at its {} ms bound.", bound.count());
+}
+
+json::object failure_envelope(const Failure& failure) {
+  return json::object{{"ok", false}, {"failure", core::failure_to_object(failure)}};
+}
+
+json::object envelope(const pool::Outcome& outcome) {
+  if (outcome.execution) {
+    return json::object{{"ok", true}, {"execution", core::execution_to_object(*outcome.execution)}};
+  }
+  return failure_envelope(outcome.failure ? *outcome.failure
+                                          : Failure{FailureCode::internal, "no outcome", nullptr});
+}
+
+pool::Outcome outcome_from_envelope(const json::value& value) {
+  const json::object* object = value.if_object();
+  const json::value* ok = object ? object->if_contains("ok") : nullptr;
+  if (!ok || !ok->is_bool()) throw std::invalid_argument("the result is not an envelope");
+  pool::Outcome outcome;
+  if (ok->get_bool()) {
+    const json::value* execution = object->if_contains("execution");
+    if (!execution || !execution->is_object()) {
+      throw std::invalid_argument("the envelope carries no execution");
+    }
+    outcome.execution = core::execution_from_object(execution->get_object());
+  } else {
+    const json::value* failure = object->if_contains("failure");
+    if (!failure || !failure->is_object()) {
+      throw std::invalid_argument("the envelope carries no failure");
+    }
+    outcome.failure = core::failure_from_object(failure->get_object());
+  }
+  return outcome;
+}
+
+}  // namespace corral::server::rpc

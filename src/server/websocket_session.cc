@@ -1,0 +1,377 @@
+#include "server/websocket_session.hpp"
+
+#include <fmt/format.h>
+
+namespace corral::server {
+
+namespace json = rpc::json;
+
+namespace {
+
+// Beast's timer for the closing handshake (and the opening one, which the
+// HTTP session's headers timeout has already bounded).
+constexpr std::chrono::seconds kCloseHandshakeTimeout{10};
+
+bool is_ending(const beast::error_code& ec) {
+  return ec == websocket::error::closed || ec == asio::error::eof ||
+         ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+         ec == beast::error::timeout;
+}
+
+}  // namespace
+
+WebSocketSession::WebSocketSession(std::shared_ptr<ServerState> state, Stream&& stream,
+                                   std::string identity, std::string remote_address)
+    : state_(std::move(state)),
+      ws_(std::move(stream)),
+      identity_(std::move(identity)),
+      remote_address_(std::move(remote_address)),
+      age_timer_(ws_.get_executor()) {}
+
+WebSocketSession::~WebSocketSession() {
+  if (!ended_) end();
+}
+
+void WebSocketSession::start(http::request<http::string_body> request) {
+  state_->add(this, weak_from_this(), ws_.get_executor());
+  beast::get_lowest_layer(ws_).expires_never();
+  websocket::stream_base::timeout timeouts{};
+  timeouts.handshake_timeout = kCloseHandshakeTimeout;
+  timeouts.idle_timeout = websocket::stream_base::none();
+  timeouts.keep_alive_pings = false;
+  ws_.set_option(timeouts);
+  ws_.read_message_max(state_->options.max_message_size);
+  ws_.set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& response) { response.set(http::field::server, "corral"); }));
+  ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+    if (kind == websocket::frame_type::pong) alive_ = true;
+  });
+  ws_.async_accept(request,
+                   beast::bind_front_handler(&WebSocketSession::on_accept, shared_from_this()));
+}
+
+void WebSocketSession::on_accept(beast::error_code ec) {
+  if (ec) {
+    state_->log(LogLevel::debug, fmt::format("WebSocket handshake from {} failed: {}",
+                                             remote_address_, ec.message()));
+    end();
+    return;
+  }
+  open_ = true;
+  counted_ = true;
+  state_->metrics.connection_opened();
+  if (const auto& age = state_->options.max_connection_age) {
+    age_timer_.expires_after(*age);
+    age_timer_.async_wait(
+        beast::bind_front_handler(&WebSocketSession::on_age_limit, shared_from_this()));
+  }
+  do_read();
+}
+
+void WebSocketSession::do_read() {
+  ws_.async_read(buffer_,
+                 beast::bind_front_handler(&WebSocketSession::on_read, shared_from_this()));
+}
+
+void WebSocketSession::on_read(beast::error_code ec, std::size_t) {
+  if (ec) {
+    if (!is_ending(ec)) {
+      state_->log(LogLevel::debug,
+                  fmt::format("connection from {} ended: {}", remote_address_, ec.message()));
+    }
+    end();
+    return;
+  }
+  std::string text = beast::buffers_to_string(buffer_.data());
+  buffer_.consume(buffer_.size());
+  handle_message(text);
+  do_read();
+}
+
+void WebSocketSession::handle_message(std::string_view text) {
+  boost::system::error_code ec;
+  json::value message = json::parse(json::string_view(text.data(), text.size()), ec);
+  if (ec) {
+    send(rpc::error_message(nullptr, rpc::kParseError, "Parse error: " + ec.message()));
+    return;
+  }
+  if (message.is_array()) {
+    send(rpc::error_message(nullptr, rpc::kInvalidRequest, "Batches are not supported."));
+    return;
+  }
+  json::object* object = message.if_object();
+  const json::value* version = object ? object->if_contains("jsonrpc") : nullptr;
+  if (!version || !version->is_string() || version->get_string() != "2.0") {
+    send(rpc::error_message(nullptr, rpc::kInvalidRequest,
+                            "Invalid Request: not a JSON-RPC 2.0 message."));
+    return;
+  }
+  const json::value* id = object->if_contains("id");
+  if (id && !id->is_string() && !id->is_number() && !id->is_null()) {
+    send(rpc::error_message(nullptr, rpc::kInvalidRequest,
+                            "Invalid Request: id must be a string, a number or null."));
+    return;
+  }
+  if (const json::value* method = object->if_contains("method")) {
+    if (!method->is_string()) {
+      send(rpc::error_message(id ? *id : json::value(nullptr), rpc::kInvalidRequest,
+                              "Invalid Request: method must be a string."));
+      return;
+    }
+    if (!id) return;  // a notification: the protocol defines none, so it is ignored
+    handle_request(*id, method->get_string(), object->if_contains("params"));
+    return;
+  }
+  if (id && (object->contains("result") || object->contains("error"))) {
+    handle_response(*object);
+    return;
+  }
+  send(rpc::error_message(id ? *id : json::value(nullptr), rpc::kInvalidRequest,
+                          "Invalid Request: neither a request nor a response."));
+}
+
+void WebSocketSession::handle_request(const json::value& id, std::string_view method,
+                                      const json::value* params) {
+  if (method == "protocolVersion") {
+    send(rpc::result_message(id, json::string(kProtocolVersion)));
+  } else if (method == "execute") {
+    start_execution(id, params);
+  } else {
+    send(rpc::error_message(id, rpc::kMethodNotFound, fmt::format("Method not found: {}", method)));
+  }
+}
+
+void WebSocketSession::handle_response(const json::object& message) {
+  const json::value& id = message.at("id");
+  if (!id.is_string()) return;  // the server's call ids are strings; nothing else is ours
+  auto found = calls_.find(std::string(id.get_string()));
+  if (found == calls_.end()) {
+    state_->log(LogLevel::debug, fmt::format("dropped an answer to unknown or settled call {}",
+                                             json::serialize(id)));
+    return;
+  }
+  pool::ToolAnswer answer = std::move(found->second.answer);
+  calls_.erase(found);
+  if (const json::value* error = message.if_contains("error")) {
+    const json::object* object = error->if_object();
+    const json::value* text = object ? object->if_contains("message") : nullptr;
+    answer.reject(text && text->is_string() ? std::string(text->get_string())
+                                            : std::string("The tool failed."));
+    return;
+  }
+  answer.resolve(json::serialize(message.at("result")));
+}
+
+void WebSocketSession::start_execution(const json::value& id, const json::value* params) {
+  std::string key = json::serialize(id);
+  if (runs_.contains(key)) {
+    send(rpc::error_message(id, rpc::kInvalidRequest,
+                            fmt::format("An execute request with id {} is still running.", key)));
+    return;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  rpc::ExecuteParams request;
+  try {
+    request = rpc::parse_execute(params);
+  } catch (const std::invalid_argument& e) {
+    state_->metrics.execution_finished(FailureCode::invalid_request, 0);
+    json::object envelope =
+        rpc::failure_envelope(Failure{FailureCode::invalid_request, e.what(), nullptr});
+    send(rpc::result_message(id, std::move(envelope)));
+    return;
+  }
+  auto run = std::make_shared<Run>();
+  run->id = id;
+  run->key = std::move(key);
+  run->timeout = rpc::resolve_timeout(request.timeout, state_->options);
+  run->started = started;
+  run->caller = weak_from_this();
+
+  pool::Request pool_request;
+  pool_request.code = std::move(request.code);
+  pool_request.tools = std::move(request.tools);
+  pool_request.limits = state_->options.run_limits;
+  pool_request.limits.timeout = std::chrono::duration<double>(run->timeout);
+  pool_request.dispatcher = make_dispatcher(run);
+  runs_[run->key] = run;
+  std::shared_ptr<ServerState> state = state_;
+  state_->pool.submit(
+      std::move(pool_request),
+      make_completion(run, [state](const Run& orphan, const pool::Outcome& o) {
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - orphan.started)
+                .count();
+        state->metrics.execution_finished(
+            o.ok()
+                ? std::nullopt
+                : std::optional<FailureCode>(o.failure ? o.failure->code : FailureCode::internal),
+            seconds);
+      }));
+}
+
+void WebSocketSession::call_tool(std::shared_ptr<Run> run, std::string name, std::string args_json,
+                                 pool::ToolAnswer answer) {
+  asio::post(
+      ws_.get_executor(), [self = shared_from_this(), run = std::move(run), name = std::move(name),
+                           args_json = std::move(args_json), answer = std::move(answer)]() mutable {
+        if (run->settled.load()) {
+          answer.reject(rpc::kExecutionCompleted);
+          return;
+        }
+        if (self->ended_ || self->closing_ || self->pending_close_) {
+          answer.reject(rpc::kCallerGone);
+          return;
+        }
+        boost::system::error_code ec;
+        json::value input = json::parse(args_json, ec);
+        if (ec) input = nullptr;
+        std::string call_id = fmt::format("c{}", ++self->next_call_);
+        self->calls_.emplace(call_id, PendingCall{std::move(answer), run->key});
+        self->state_->metrics.tool_call();
+        json::object params{{"execution", run->id}, {"name", name}, {"input", std::move(input)}};
+        self->send(rpc::request_message(json::string(call_id), "tool.call", std::move(params)));
+      });
+}
+
+void WebSocketSession::deliver(std::shared_ptr<Run> run, pool::Outcome outcome) {
+  asio::post(ws_.get_executor(),
+             [self = shared_from_this(), run = std::move(run),
+              outcome = std::move(outcome)]() mutable { self->finish(run, std::move(outcome)); });
+}
+
+void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome outcome) {
+  runs_.erase(run->key);
+  for (auto it = calls_.begin(); it != calls_.end();) {
+    if (it->second.run_key == run->key) {
+      it->second.answer.reject(rpc::kExecutionCompleted);
+      it = calls_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (outcome.failure && outcome.failure->code == FailureCode::timeout) {
+    outcome.failure->message = rpc::timeout_message(run->timeout);
+  }
+  std::string envelope = json::serialize(rpc::envelope(outcome));
+  std::optional<FailureCode> code;
+  if (!outcome.ok()) code = outcome.failure ? outcome.failure->code : FailureCode::internal;
+  if (const auto& limit = state_->options.response_limit; limit && envelope.size() > *limit) {
+    Failure too_large{FailureCode::response_too_large,
+                      fmt::format("The result envelope is {} bytes, above the response limit "
+                                  "of {} bytes.",
+                                  envelope.size(), *limit),
+                      nullptr};
+    envelope = json::serialize(rpc::failure_envelope(too_large));
+    code = FailureCode::response_too_large;
+  }
+  state_->metrics.execution_finished(
+      code, std::chrono::duration<double>(std::chrono::steady_clock::now() - run->started).count());
+  if (ended_) return;
+  std::string message = R"({"jsonrpc":"2.0","id":)";
+  message += json::serialize(run->id);
+  message += R"(,"result":)";
+  message += envelope;
+  message += '}';
+  send(std::move(message));
+}
+
+void WebSocketSession::send(std::string text) {
+  if (ended_ || closing_) return;
+  queue_.push_back(std::move(text));
+  if (!writing_) do_write();
+}
+
+void WebSocketSession::do_write() {
+  writing_ = true;
+  ws_.text(true);
+  ws_.async_write(asio::buffer(queue_.front()),
+                  beast::bind_front_handler(&WebSocketSession::on_write, shared_from_this()));
+}
+
+void WebSocketSession::on_write(beast::error_code ec, std::size_t) {
+  writing_ = false;
+  if (ec) {
+    if (!is_ending(ec)) {
+      state_->log(LogLevel::debug,
+                  fmt::format("write to {} failed: {}", remote_address_, ec.message()));
+    }
+    terminate();
+    return;
+  }
+  queue_.pop_front();
+  if (!queue_.empty()) {
+    do_write();
+  } else if (pending_close_ && !closing_) {
+    do_close();
+  }
+}
+
+void WebSocketSession::close_after_writes(websocket::close_code code, std::string reason) {
+  if (ended_ || closing_ || pending_close_) return;
+  pending_close_ = websocket::close_reason(code, reason);
+  if (!writing_) do_close();
+}
+
+void WebSocketSession::do_close() {
+  closing_ = true;
+  age_timer_.cancel();
+  // Tool calls still waiting can no longer be answered on this socket.
+  for (auto& [id, call] : calls_) call.answer.reject(rpc::kCallerGone);
+  calls_.clear();
+  ws_.async_close(*pending_close_, [self = shared_from_this()](beast::error_code ec) {
+    if (ec && !is_ending(ec)) {
+      self->state_->log(LogLevel::debug, fmt::format("closing the connection from {} failed: {}",
+                                                     self->remote_address_, ec.message()));
+    }
+    if (ec) self->terminate();
+  });
+}
+
+void WebSocketSession::on_age_limit(beast::error_code ec) {
+  if (ec) return;
+  close_after_writes(websocket::close_code::normal, "connection age limit");
+}
+
+void WebSocketSession::heartbeat() {
+  if (!open_ || ended_ || closing_) return;
+  if (!alive_) {
+    state_->log(LogLevel::info, fmt::format("terminating the connection from {}: it missed a ping",
+                                            remote_address_));
+    terminate();
+    return;
+  }
+  alive_ = false;
+  if (pinging_) return;
+  pinging_ = true;
+  ws_.async_ping({}, [self = shared_from_this()](beast::error_code) { self->pinging_ = false; });
+}
+
+void WebSocketSession::shut_down() {
+  if (!open_) {
+    terminate();
+    return;
+  }
+  close_after_writes(websocket::close_code::going_away, "server shutting down");
+}
+
+void WebSocketSession::terminate() {
+  beast::error_code ignored;
+  beast::get_lowest_layer(ws_).socket().shutdown(Protocol::socket::shutdown_both, ignored);
+  beast::get_lowest_layer(ws_).socket().close(ignored);
+}
+
+void WebSocketSession::end() {
+  if (ended_) return;
+  ended_ = true;
+  for (auto& [id, call] : calls_) call.answer.reject(rpc::kCallerGone);
+  calls_.clear();
+  runs_.clear();
+  age_timer_.cancel();
+  if (counted_) {
+    counted_ = false;
+    state_->metrics.connection_closed();
+  }
+  state_->remove(this);
+}
+
+}  // namespace corral::server
