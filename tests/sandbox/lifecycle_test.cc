@@ -2,8 +2,10 @@
 // translated to JavaScript.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "sandbox_test_util.hpp"
 
@@ -96,6 +98,64 @@ TEST(Lifecycle, B03_IsolationHoldsAfterAFailedRun) {
   Sandbox sandbox(quick());
   EXPECT_FALSE(eval_in(sandbox, "globalThis.leak = 1; throw new Error('boom')").ok());
   EXPECT_EQ(sandbox.eval("typeof leak").value(), R"("undefined")");
+}
+
+// Between runs the sandbox builds the next run's context in the background
+// (the spare). A run that finds it ready must see exactly what a run that
+// builds its own context sees, whatever the previous run did or how it ended.
+TEST(Lifecycle, B03_TheContextBuiltWhileIdleIsFresh) {
+  for (Profile profile : {Profile::hermetic, Profile::permissive}) {
+    Options options = quick(0.5);
+    options.profile = profile;
+    Sandbox sandbox(options);
+    const char* probe =
+        "[typeof leak, typeof [].evil, ({}).polluted === undefined, JSON.parse('1'),"
+        " Math.random === Math.random, typeof console.log, typeof FinalizationRegistry]";
+    const std::string expected = sandbox.eval(probe).value();
+    EXPECT_EQ(expected, R"(["undefined","undefined",true,1,true,"function","undefined"])");
+    const char* polluters[] = {
+        "globalThis.leak = 1; Array.prototype.evil = 1; Object.prototype.polluted = 1;"
+        " JSON.parse = () => 0; console.log = null; 0",
+        "globalThis.leak = 1; Object.prototype.polluted = 1; while (true) {}",
+        "globalThis.leak = 1; Object.prototype.polluted = 1; throw new Error('boom')",
+        "Object.prototype.polluted = 1; new Promise(() => {})",
+    };
+    for (const char* polluter : polluters) {
+      eval_in(sandbox, polluter);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the spare is built
+      EXPECT_EQ(sandbox.eval(probe).value(), expected) << polluter;
+      EXPECT_EQ(sandbox.eval(probe).value(), expected) << polluter << " (back to back)";
+    }
+  }
+}
+
+TEST(Lifecycle, B03_HermeticRandomRestartsInEveryContext) {
+  Sandbox sandbox(quick());
+  const std::string first = sandbox.eval("[Math.random(), Math.random()]").value();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(sandbox.eval("[Math.random(), Math.random()]").value(), first);
+  EXPECT_EQ(sandbox.eval("[Math.random(), Math.random()]").value(), first);
+}
+
+// No guest JavaScript may run between runs, where no watchdog would stop it.
+// A FinalizationRegistry's callback would (from a V8 task after its run), so
+// guests get none; a run that tries the pattern is answered, and so is the
+// next one.
+TEST(Lifecycle, NoGuestCodeRunsBetweenRuns) {
+  Sandbox sandbox(quick(1.0));
+  auto tried = eval_in(sandbox,
+                       "const R = globalThis.FinalizationRegistry;"
+                       "if (R) { const r = new R(() => { while (true) {} });"
+                       "  for (let i = 0; i < 1000; i++) r.register({i}, i); }"
+                       "const keep = []; for (let i = 0; i < 200000; i++) keep.push({i});"
+                       "typeof R");
+  ASSERT_TRUE(tried.ok()) << tried.message;
+  EXPECT_EQ(tried.value(), R"("undefined")");
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(sandbox.eval("const a = []; for (let i = 0; i < 100000; i++) a.push({i}); 2").value(),
+              "2");
+  }
 }
 
 TEST(Lifecycle, B04_OutputCapTruncatesWithoutFailing) {

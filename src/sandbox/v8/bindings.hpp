@@ -3,7 +3,7 @@
 //
 //   bindings.cc  the global template: console, tool namespaces, the
 //                no_such_tool interceptor, and their callbacks
-//   guest.cc     loading: hermetic bootstrap, snippets, the run's code in its
+//   guest.cc     loading: console and hermetic bootstrap, snippets, the run's code in its
 //                eval / execute / call shape; error classification
 #pragma once
 
@@ -33,7 +33,12 @@ struct RunContext {
   v8::Local<v8::Value> result;  // the run's value (maybe a promise) once run_guest succeeds
 };
 
-// Loads the bootstrap and snippets, then the request's code, and leaves its
+// Gives a new context corral's globals: our console and, in the hermetic
+// profile, the fixed Math.random stream. False if that was stopped midway (a
+// termination) or failed.
+bool install_globals(V8Engine& engine, v8::Local<v8::Context> context);
+
+// Loads the snippets, then the request's code, and leaves its
 // completion value in rc.result. Returns false when the run failed (the
 // failure is recorded in rc.outcome, or an exception is in rc.try_catch, or
 // a verdict stopped it).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <system_error>
 
 #include "sandbox/v8/bindings.hpp"
 #include "sandbox/v8/platform.hpp"
@@ -101,8 +102,16 @@ V8Engine::V8Engine(const Options& options) : options_(options) {
 
 V8Engine::~V8Engine() {
   {
+    std::lock_guard lock(prepare_mutex_);
+    shutting_down_ = true;
+  }
+  prepare_wake_.notify_one();
+  if (preparer_.joinable()) preparer_.join();
+  {
     v8::Locker locker(isolate_);
     v8::Isolate::Scope scope(isolate_);
+    spare_.context.Reset();
+    spare_.queue.reset();
     global_template_.Reset();
     console_template_.Reset();
     failure_code_key_.Reset();
@@ -187,6 +196,75 @@ void V8Engine::build_templates(const Registry& registry) {
   templates_built_ = true;
 }
 
+void V8Engine::pump_tasks() {
+  // Tasks run outside any run, so no guest JavaScript may run in them: no
+  // watchdog would stop it. GC tasks run no JavaScript; the one task that
+  // would (a FinalizationRegistry cleanup) has nothing to do, as guests get
+  // no FinalizationRegistry (install_globals). Should any other task try,
+  // the termination requested before each task stops it at its first
+  // instruction, and the bound ends a task that keeps reposting itself.
+  constexpr int kMaxTasks = 256;
+  for (int i = 0; i < kMaxTasks; ++i) {
+    isolate_->TerminateExecution();
+    if (!v8::platform::PumpMessageLoop(platform_, isolate_)) break;
+  }
+  isolate_->CancelTerminateExecution();
+}
+
+bool V8Engine::make_context(FreshContext& out) {
+  std::unique_ptr<v8::MicrotaskQueue> queue =
+      v8::MicrotaskQueue::New(isolate_, v8::MicrotasksPolicy::kExplicit);
+  v8::Local<v8::Context> context =
+      v8::Context::New(isolate_, nullptr, global_template_.Get(isolate_), {}, {}, queue.get());
+  if (context.IsEmpty()) return false;
+  v8::Context::Scope context_scope(context);
+  context->AllowCodeGenerationFromStrings(options_.profile == Profile::permissive);
+  if (!install_globals(*this, context)) return false;
+  out.context.Reset(isolate_, context);
+  out.queue = std::move(queue);
+  return true;
+}
+
+void V8Engine::request_spare() {
+  if (preparer_failed_) return;
+  {
+    std::lock_guard lock(prepare_mutex_);
+    prepare_wanted_ = true;
+    if (!preparer_.joinable()) {
+      try {
+        preparer_ = std::thread([this] { prepare_loop(); });
+      } catch (const std::system_error&) {
+        preparer_failed_ = true;
+      }
+      return;
+    }
+  }
+  prepare_wake_.notify_one();
+}
+
+void V8Engine::prepare_loop() {
+  std::unique_lock lock(prepare_mutex_);
+  for (;;) {
+    prepare_wake_.wait(lock, [this] { return prepare_wanted_ || shutting_down_; });
+    if (shutting_down_) return;
+    prepare_wanted_ = false;
+    lock.unlock();
+    {
+      v8::Locker locker(isolate_);
+      v8::Isolate::Scope isolate_scope(isolate_);
+      v8::HandleScope handles(isolate_);
+      // The tasks the last run left behind (GC steps, a FinalizationRegistry
+      // cleanup) run here, not in the next run.
+      pump_tasks();
+      if (!spare_.queue) {
+        FreshContext fresh;
+        if (make_context(fresh)) spare_ = std::move(fresh);
+      }
+    }
+    lock.lock();
+  }
+}
+
 void V8Engine::deliver_answers(RunState& run, v8::Local<v8::Context> context) {
   std::deque<Mailbox::Answer> answers;
   {
@@ -264,21 +342,19 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
       });
     }
 
-    std::unique_ptr<v8::MicrotaskQueue> queue =
-        v8::MicrotaskQueue::New(isolate_, v8::MicrotasksPolicy::kExplicit);
-    v8::Local<v8::Context> context =
-        v8::Context::New(isolate_, nullptr, global_template_.Get(isolate_), {}, {}, queue.get());
+    // The spare the preparer built while we were idle, or a new one.
+    FreshContext fresh = std::move(spare_);
+    spare_ = FreshContext();
+    if (!fresh.queue && !make_context(fresh) && !run.stopped()) {
+      fail(FailureCode::internal, "V8 could not create a context for the run");
+    }
+    std::unique_ptr<v8::MicrotaskQueue> queue = std::move(fresh.queue);
+    v8::Local<v8::Context> context;
+    if (queue) context = fresh.context.Get(isolate_);
+    fresh.context.Reset();
     if (!context.IsEmpty()) {
       v8::Context::Scope context_scope(context);
-      context->AllowCodeGenerationFromStrings(options_.profile == Profile::permissive);
       v8::TryCatch try_catch(isolate_);
-      v8::Local<v8::Object> console;
-      if (console_template_.Get(isolate_)->NewInstance(context).ToLocal(&console)) {
-        context->Global()
-            ->DefineOwnProperty(context, v8::String::NewFromUtf8Literal(isolate_, "console"),
-                                console, v8::DontEnum)
-            .FromMaybe(false);
-      }
       RunContext rc{*this, run, context, *queue, try_catch, outcome, v8::Local<v8::Value>()};
       const bool ran = run_guest(rc, request, registry);
       if (ran && !run.stopped()) {
@@ -356,9 +432,10 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     isolate_->CancelTerminateExecution();
     isolate_->ContextDisposedNotification();
     if (heap_limit_raised_) restore_heap_limit();
-    while (v8::platform::PumpMessageLoop(platform_, isolate_)) {
-    }
+    if (preparer_failed_) pump_tasks();
   }
+  // The next run's context is built while this one's caller reads its result.
+  request_spare();
 
   if (auto verdict = run.stopped()) {
     outcome.failure.reset();

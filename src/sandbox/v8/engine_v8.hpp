@@ -3,16 +3,26 @@
 // One isolate per engine, a fresh context (with its own microtask queue) per
 // run. The run's state lives in RunState, reachable from callbacks through
 // the isolate's data slot while the run is active.
+//
+// Spare context: creating a context (deserialising V8's snapshot, applying
+// the global template, installing console and the hermetic bootstrap) is
+// most of a trivial run's cost. After each run the engine's preparer thread
+// builds the next run's context, off the critical path of that run, while
+// the sandbox is idle. The spare is brand new, no run has touched it, and a
+// run takes it (or builds its own if none is ready) and drops it at its end.
 #pragma once
 
 #include <v8.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sandbox/engine.hpp"
@@ -60,6 +70,12 @@ struct RunState {
   }
 };
 
+// FreshContext: a context no run has used, with its own microtask queue.
+struct FreshContext {
+  v8::Global<v8::Context> context;
+  std::unique_ptr<v8::MicrotaskQueue> queue;  // null: none
+};
+
 class V8Engine final : public Engine {
  public:
   explicit V8Engine(const Options& options);
@@ -74,6 +90,8 @@ class V8Engine final : public Engine {
   }
   RunState* current() const noexcept { return current_.load(); }
   v8::Isolate* isolate() const noexcept { return isolate_; }
+  const Options& options() const noexcept { return options_; }
+  v8::Local<v8::ObjectTemplate> console_template() { return console_template_.Get(isolate_); }
   v8::Local<v8::Private> failure_code_key();
 
   // Throws a guest-visible Error whose failure code is `code` if uncaught.
@@ -94,6 +112,15 @@ class V8Engine final : public Engine {
 
  private:
   void build_templates(const Registry& registry);
+  // Builds a context with corral's globals into `out`. The caller holds the
+  // isolate's lock and a HandleScope. False if that was stopped or failed.
+  bool make_context(FreshContext& out);
+  // Asks the preparer thread (started on first use) for a spare context.
+  void request_spare();
+  // Runs the isolate's pending platform tasks without letting them run
+  // guest JavaScript. The caller holds the isolate's lock.
+  void pump_tasks();
+  void prepare_loop();
   void sample_memory(RunState& run);
   void settle(RunState& run, v8::Local<v8::Context> context, v8::MicrotaskQueue& queue,
               v8::Local<v8::Promise> promise, std::chrono::steady_clock::time_point deadline,
@@ -113,6 +140,19 @@ class V8Engine final : public Engine {
   bool heap_limit_raised_ = false;
   std::atomic<RunState*> current_{nullptr};
   std::mutex cancel_mutex_;  // orders cancel() against the end of a run
+
+  // Guarded by the isolate's lock (v8::Locker).
+  FreshContext spare_;
+
+  // The preparer thread and its wake-up state (guarded by prepare_mutex_).
+  std::mutex prepare_mutex_;
+  std::condition_variable prepare_wake_;
+  bool prepare_wanted_ = false;
+  bool shutting_down_ = false;
+  std::thread preparer_;
+  // Set (by a run; runs are serialised) when the preparer thread could not
+  // start: runs then build their own contexts and pump V8's tasks themselves.
+  bool preparer_failed_ = false;
 
   bool templates_built_ = false;
   CompiledScripts scripts_;

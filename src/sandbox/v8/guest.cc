@@ -84,41 +84,46 @@ std::string_view strip_code(std::string_view code) {
   return code;
 }
 
+// Compiles `code` once for the isolate; on failure returns an empty Global
+// and leaves the error text in `error` (the TryCatch is reset).
+v8::Global<v8::UnboundScript> compile_unbound(v8::Local<v8::Context> context,
+                                              v8::TryCatch& try_catch, std::string_view code,
+                                              std::string_view name, std::string& error) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::ScriptOrigin origin(isolate, v8_string(isolate, name));
+  v8::ScriptCompiler::Source source(v8_string(isolate, code), origin);
+  v8::Local<v8::UnboundScript> unbound;
+  if (v8::ScriptCompiler::CompileUnboundScript(isolate, &source).ToLocal(&unbound)) {
+    return v8::Global<v8::UnboundScript>(isolate, unbound);
+  }
+  error = try_catch.Message().IsEmpty() ? "does not compile"
+                                        : located_message(context, try_catch.Message());
+  try_catch.Reset();
+  return v8::Global<v8::UnboundScript>();
+}
+
+bool run_unbound(v8::Local<v8::Context> context, const v8::Global<v8::UnboundScript>& unbound) {
+  v8::Local<v8::Value> ignored;
+  return unbound.Get(context->GetIsolate())->BindToCurrentContext()->Run(context).ToLocal(&ignored);
+}
+
 bool ensure_compiled(RunContext& rc, const Registry& registry) {
   V8Engine::CompiledScripts& scripts = rc.engine.scripts();
   if (scripts.compiled) return true;
-  v8::Isolate* isolate = rc.engine.isolate();
-  auto compile_unbound = [&](std::string_view code, std::string_view name, std::string& error) {
-    v8::ScriptOrigin origin(isolate, v8_string(isolate, name));
-    v8::ScriptCompiler::Source source(v8_string(isolate, code), origin);
-    v8::Local<v8::UnboundScript> unbound;
-    if (v8::ScriptCompiler::CompileUnboundScript(isolate, &source).ToLocal(&unbound)) {
-      return v8::Global<v8::UnboundScript>(isolate, unbound);
-    }
-    error = rc.try_catch.Message().IsEmpty() ? "does not compile"
-                                             : located_message(rc.context, rc.try_catch.Message());
-    rc.try_catch.Reset();
-    return v8::Global<v8::UnboundScript>();
-  };
-  std::string error;
-  scripts.hermetic_bootstrap = compile_unbound(kHermeticBootstrap, "(corral:hermetic)", error);
-  if (scripts.hermetic_bootstrap.IsEmpty()) return false;  // terminated while compiling
   for (const Snippet& snippet : registry.snippets) {
     std::string snippet_error;
-    scripts.snippets.push_back(
-        compile_unbound(snippet.code, "(snippet:" + snippet.name + ")", snippet_error));
+    scripts.snippets.push_back(compile_unbound(rc.context, rc.try_catch, snippet.code,
+                                               "(snippet:" + snippet.name + ")", snippet_error));
     scripts.snippet_errors.push_back(snippet_error);
+    if (rc.run.stopped()) {
+      // Stopped while compiling: not a verdict on the snippet; retry next run.
+      scripts.snippets.clear();
+      scripts.snippet_errors.clear();
+      return false;
+    }
   }
   scripts.compiled = true;
   return true;
-}
-
-bool run_unbound(RunContext& rc, const v8::Global<v8::UnboundScript>& unbound) {
-  v8::Local<v8::Value> ignored;
-  return unbound.Get(rc.engine.isolate())
-      ->BindToCurrentContext()
-      ->Run(rc.context)
-      .ToLocal(&ignored);
 }
 
 bool call_function(RunContext& rc, v8::Local<v8::Value> callee, int argc,
@@ -220,12 +225,39 @@ bool run_call(RunContext& rc, const RunRequest& request) {
 
 }  // namespace
 
+bool install_globals(V8Engine& engine, v8::Local<v8::Context> context) {
+  v8::Isolate* isolate = engine.isolate();
+  v8::TryCatch try_catch(isolate);
+  v8::Local<v8::Object> global = context->Global();
+  v8::Local<v8::Object> console;
+  if (!engine.console_template()->NewInstance(context).ToLocal(&console) ||
+      !global
+           ->DefineOwnProperty(context, v8::String::NewFromUtf8Literal(isolate, "console"), console,
+                               v8::DontEnum)
+           .FromMaybe(false)) {
+    return false;
+  }
+  // A FinalizationRegistry's callback runs from a V8 task after its run has
+  // ended (no watchdog, nobody's output), and an interrupted cleanup is
+  // retried forever. Its timing is the GC's, so it has no place in a
+  // deterministic run either. Without the constructor no registry exists.
+  if (!global->Delete(context, v8::String::NewFromUtf8Literal(isolate, "FinalizationRegistry"))
+           .FromMaybe(false)) {
+    return false;
+  }
+  if (engine.options().profile != Profile::hermetic) return true;
+  v8::Global<v8::UnboundScript>& bootstrap = engine.scripts().hermetic_bootstrap;
+  if (bootstrap.IsEmpty()) {
+    std::string error;
+    bootstrap = compile_unbound(context, try_catch, kHermeticBootstrap, "(corral:hermetic)", error);
+    if (bootstrap.IsEmpty()) return false;  // terminated while compiling
+  }
+  return run_unbound(context, bootstrap);
+}
+
 bool run_guest(RunContext& rc, const RunRequest& request, const Registry& registry) {
   if (!ensure_compiled(rc, registry)) return false;
   V8Engine::CompiledScripts& scripts = rc.engine.scripts();
-  if (rc.run.options.profile == Profile::hermetic && !run_unbound(rc, scripts.hermetic_bootstrap)) {
-    return false;
-  }
   for (std::size_t i = 0; i < scripts.snippets.size(); ++i) {
     if (scripts.snippets[i].IsEmpty()) {
       rc.outcome.failure = FailureCode::compile_error;
@@ -233,7 +265,7 @@ bool run_guest(RunContext& rc, const RunRequest& request, const Registry& regist
                            " does not compile: " + scripts.snippet_errors[i];
       return false;
     }
-    if (!run_unbound(rc, scripts.snippets[i])) return false;
+    if (!run_unbound(rc.context, scripts.snippets[i])) return false;
   }
 
   switch (request.kind) {
