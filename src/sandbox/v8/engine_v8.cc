@@ -170,11 +170,22 @@ void V8Engine::after_gc(v8::Isolate* isolate, v8::GCType, v8::GCCallbackFlags, v
   if (RunState* run = engine->current()) engine->sample_memory(*run);
 }
 
+std::int64_t V8Engine::heap_used() {
+  // What GetHeapStatistics' used_heap_size adds up, without the rest of
+  // GetHeapStatistics: that walks every native context, and the dead ones
+  // of earlier runs linger until a full GC.
+  std::int64_t used = 0;
+  v8::HeapSpaceStatistics space;
+  for (std::size_t i = 0, n = isolate_->NumberOfHeapSpaces(); i < n; ++i) {
+    if (isolate_->GetHeapSpaceStatistics(&space, i)) {
+      used += static_cast<std::int64_t>(space.space_used_size());
+    }
+  }
+  return used;
+}
+
 void V8Engine::sample_memory(RunState& run) {
-  v8::HeapStatistics heap;
-  isolate_->GetHeapStatistics(&heap);
-  const std::int64_t heap_delta = std::max<std::int64_t>(
-      0, static_cast<std::int64_t>(heap.used_heap_size()) - run.heap_baseline);
+  const std::int64_t heap_delta = std::max<std::int64_t>(0, heap_used() - run.heap_baseline);
   const std::int64_t buffer_delta =
       std::max<std::int64_t>(0, allocator_->peak() - run.buffer_baseline);
   const auto usage = static_cast<std::uint64_t>(heap_delta + buffer_delta);
@@ -322,9 +333,7 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     if (!templates_built_) build_templates(registry);
     FrozenClockScope clock(options_.profile == Profile::hermetic);
 
-    v8::HeapStatistics heap;
-    isolate_->GetHeapStatistics(&heap);
-    run.heap_baseline = static_cast<std::int64_t>(heap.used_heap_size());
+    run.heap_baseline = heap_used();
     run.buffer_baseline = allocator_->live();
     allocator_->reset_peak();
     allocator_->set_ceiling(options_.memory_limit

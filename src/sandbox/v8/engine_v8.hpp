@@ -121,6 +121,7 @@ class V8Engine final : public Engine {
   // guest JavaScript. The caller holds the isolate's lock.
   void pump_tasks();
   void prepare_loop();
+  std::int64_t heap_used();
   void sample_memory(RunState& run);
   void settle(RunState& run, v8::Local<v8::Context> context, v8::MicrotaskQueue& queue,
               v8::Local<v8::Promise> promise, std::chrono::steady_clock::time_point deadline,
