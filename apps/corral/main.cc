@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   corral::app::Action action;
   corral::app::add_run_command(app, action);
   corral::app::add_command_commands(app, action);
+  corral::app::add_exec_command(app, action);
   corral::app::add_worker_command(app, action);
   corral::app::add_check_command(app, action);
 

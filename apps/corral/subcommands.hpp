@@ -21,6 +21,9 @@ void add_command_commands(CLI::App& app, Action& action);
 // `corral check`: which protections this machine allows.
 void add_check_command(CLI::App& app, Action& action);
 
+// `corral exec --server URL FILE`: run a script on an executor server.
+void add_exec_command(CLI::App& app, Action& action);
+
 // `corral worker`: the hardened process a worker pool spawns (hidden).
 void add_worker_command(CLI::App& app, Action& action);
 

@@ -177,7 +177,9 @@ struct Options {
   // False skips the worker's lockdown (seccomp, namespaces): for debugging
   // only; `corral check` reports what is active.
   bool harden_workers = true;
-  // False makes the counters and events free (nothing is counted).
+  // False makes events free: listeners hear nothing. stats() is always
+  // kept (a few counters under one mutex), so an operator's status reads
+  // true numbers even when nothing is exported.
   bool instrumented = true;
 };
 

@@ -290,7 +290,12 @@ int run_worker(const WorkerSettings& settings) {
     sandbox::Sandbox warm_up;
     warm_up.bind_async("codemode.warm",
                        [](std::string, sandbox::ToolReply reply) { reply.resolve("1"); });
-    warm_up.execute("async () => JSON.stringify({a: [1, 'b']}) + await codemode.warm({})");
+    // Date's string forms and Intl make ICU read the time zone database,
+    // which the lockdown would refuse later.
+    warm_up.execute(
+        "async () => JSON.stringify({a: [1, 'b']}) + new Date(0).toString() + "
+        "new Intl.DateTimeFormat('en-US').format(0) + (1234.5).toLocaleString() + "
+        "await codemode.warm({})");
   }
 
   if (settings.harden) {

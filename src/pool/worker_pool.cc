@@ -286,7 +286,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   }
 
   void reject(const std::shared_ptr<Pending>& pending, Rejection rejection) {
-    if (options_.instrumented) {
+    {
       std::lock_guard lock(stats_mutex_);
       ++stats_.rejections[static_cast<int>(rejection)];
     }
@@ -403,7 +403,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     if (pending->backstop) pending->backstop->cancel();
     const std::optional<FailureCode> code =
         outcome.failure ? std::optional(outcome.failure->code) : std::nullopt;
-    if (options_.instrumented) {
+    {
       std::lock_guard lock(stats_mutex_);
       ++stats_.executions[code ? 1 + static_cast<int>(*code) : 0];
     }
@@ -440,7 +440,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     auto worker = std::make_shared<Worker>(io_, options_.max_frame);
     worker->number = ++next_worker_;
     workers_[worker->number] = worker;
-    if (options_.instrumented) {
+    {
       std::lock_guard lock(stats_mutex_);
       ++stats_.workers_started;
     }
@@ -610,7 +610,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     const json::string* name = get_string(message, "name");
     const json::string* args = get_string(message, "args");
     if (!call || !name || !args) return false;
-    if (options_.instrumented) {
+    {
       std::lock_guard lock(stats_mutex_);
       ++stats_.tool_calls;
     }
@@ -728,8 +728,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   // At once: a worker we no longer trust, or that is gone already.
   void kill_worker(const std::shared_ptr<Worker>& worker, WorkerExit reason, std::string why) {
     // A worker that dies before it said it was ready never started.
-    if (reason == WorkerExit::crashed && worker->state == WorkerState::starting)
+    if (reason == WorkerExit::crashed && worker->state == WorkerState::starting) {
       reason = WorkerExit::start_failed;
+      why = "could not start: it " + why + " before it was ready";
+    }
     if (!worker->exit_reason) worker->exit_reason = reason;
     if (worker->exit_detail.empty()) worker->exit_detail = std::move(why);
     if (worker->state == WorkerState::dying) return;
@@ -795,7 +797,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     worker->pidfd.close(ignored);
     if (workers_.erase(worker->number) == 0) return;
     const WorkerExit reason = worker->exit_reason.value_or(WorkerExit::crashed);
-    if (options_.instrumented) {
+    {
       std::lock_guard lock(stats_mutex_);
       ++stats_.worker_exits[static_cast<int>(reason)];
     }
@@ -879,7 +881,6 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   // ---- counters -----------------------------------------------------------------
 
   void update_gauges() {
-    if (!options_.instrumented) return;
     std::lock_guard lock(stats_mutex_);
     stats_.workers_live = workers_.size();
     stats_.queue_depth = queue_.size();

@@ -101,6 +101,15 @@ TEST(Pool, EvalShapeAndConsoleOutput) {
   EXPECT_EQ(outcome.execution->stdout_text(), "hi\n");
 }
 
+TEST(Pool, DatesAndIntlWorkInsideTheLockedDownWorker) {
+  WorkerPool pool(base_options());
+  Outcome outcome = pool.execute(code_request(
+      "async () => [new Date(0).toISOString(), new Date(0).toString().includes('1970'), "
+      "new Intl.NumberFormat('en-US').format(1234.5), 'b'.localeCompare('a')]"));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), R"(["1970-01-01T00:00:00.000Z",true,"1,234.5",1])");
+}
+
 TEST(Pool, GuestErrorCarriesItsOutput) {
   WorkerPool pool(base_options());
   Outcome outcome = pool.execute(
