@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "pool/lockdown.hpp"
+
 namespace corral::app {
 
 // A registered subcommand sets `action` to what runs when it was chosen; the
@@ -18,8 +20,18 @@ void add_run_command(CLI::App& app, Action& action);
 // bound commands.
 void add_command_commands(CLI::App& app, Action& action);
 
-// `corral check`: which protections this machine allows.
-void add_check_command(CLI::App& app, Action& action);
+// `corral serve` (the daemon), `corral check`, `corral status` and
+// `corral maintenance on|off`.
+void add_daemon_commands(CLI::App& app, Action& action);
+
+// Prints which worker protections are active (for check).
+void print_protections(const pool::Protections& protections);
+
+// Exit codes, listed in `corral --help`.
+inline constexpr int kExitClean = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitAddressInUse = 2;
+inline constexpr int kExitCannotSandbox = 5;
 
 // `corral exec --server URL FILE`: run a script on an executor server.
 void add_exec_command(CLI::App& app, Action& action);

@@ -1,0 +1,182 @@
+// `corral serve`: the daemon. `corral check`: can this machine serve?
+// `corral status` / `corral maintenance`: ask a running daemon.
+#include <signal.h>
+
+#include <cstdio>
+#include <iostream>
+#include <system_error>
+
+#include <boost/json.hpp>
+
+#include "corral/process.hpp"
+#include "daemon/admin.hpp"
+#include "daemon/check.hpp"
+#include "daemon/daemon.hpp"
+#include "daemon/log.hpp"
+#include "daemon/settings.hpp"
+#include "pool/lockdown.hpp"
+#include "subcommands.hpp"
+
+namespace corral::app {
+
+namespace {
+
+std::optional<daemon::Settings> settings_or_report(const daemon::SettingsParser& parser) {
+  std::vector<std::string> errors;
+  std::optional<daemon::Settings> settings = parser.parse(errors);
+  for (const std::string& e : errors) std::fprintf(stderr, "corral: %s\n", e.c_str());
+  return settings;
+}
+
+// SIGTERM and SIGINT are taken by sigwait on the main thread; every thread
+// started later inherits the blocked mask (workers get a clean one).
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+int serve(const daemon::SettingsParser& parser) {
+  const sigset_t stop_signals = block_stop_signals();
+  std::optional<daemon::Settings> settings = settings_or_report(parser);
+  if (!settings) return kExitFailure;
+  // Probed before any thread exists (it forks).
+  const pool::Protections protections = pool::probe_protections();
+  daemon::Log log(settings->log_level, settings->log_format);
+  daemon::Daemon d(*settings, parser.provenance(), log, protections);
+  try {
+    d.start();
+  } catch (const std::system_error& e) {
+    log.error(std::string("cannot start: ") + e.what());
+    return e.code() == std::errc::address_in_use ? kExitAddressInUse : kExitFailure;
+  } catch (const std::exception& e) {
+    log.error(std::string("cannot start: ") + e.what());
+    return kExitFailure;
+  }
+  const std::string address = d.executor_address();
+  std::printf("corral serve: executor on ws://%s/ (probes: http://%s/healthz, /readyz, /metrics)\n",
+              address.c_str(), address.c_str());
+  if (auto admin = d.admin_address())
+    std::printf("corral serve: admin on http://%s/__status__\n", admin->c_str());
+  std::printf(
+      "corral serve: try `corral exec --server ws://%s/ examples/hello.js`; stop with "
+      "Ctrl-C\n",
+      address.c_str());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  log.info(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  if (d.stop()) return kExitClean;
+  // The stop outlived its grace: leave without waiting for anything.
+  std::fflush(stdout);
+  std::_Exit(kExitFailure);
+}
+
+int check(const daemon::SettingsParser& parser, bool as_json) {
+  std::optional<daemon::Settings> settings = settings_or_report(parser);
+  if (!settings) return kExitFailure;
+  const pool::Protections protections = pool::probe_protections();
+  const daemon::CheckResult result = daemon::run_check(*settings);
+  const bool locked = protections.no_new_privs && protections.seccomp;
+  const bool ok = result.ok && locked;
+  const std::vector<std::string> lines = daemon::describe_non_defaults(parser.provenance());
+  if (as_json) {
+    boost::json::object o{{"ok", ok},
+                          {"value", result.value},
+                          {"seconds", result.seconds},
+                          {"protections", boost::json::parse(pool::to_json(protections))}};
+    if (!result.failure.empty()) o["failure"] = result.failure;
+    if (!locked) o["failure"] = "the worker cannot lock itself down (no_new_privs and seccomp)";
+    boost::json::array settings_lines;
+    for (const auto& line : lines) settings_lines.emplace_back(line);
+    o["settings"] = std::move(settings_lines);
+    boost::json::array units;
+    for (process::UnitKind unit : process::available_units())
+      units.emplace_back(std::string(process::to_string(unit)));
+    o["containment"] = std::move(units);
+    std::printf("%s\n", boost::json::serialize(o).c_str());
+  } else {
+    if (ok) {
+      std::printf("check: ok: a hardened worker returned 42 in %.0f ms\n", result.seconds * 1000);
+    } else {
+      std::printf("check: FAILED: %s\n",
+                  result.ok ? "the worker cannot lock itself down" : result.failure.c_str());
+    }
+    std::printf("Settings:\n");
+    for (const auto& line : lines) std::printf("  %s\n", line.c_str());
+    print_protections(protections);
+    std::printf("Command containment available:");
+    for (process::UnitKind unit : process::available_units())
+      std::printf(" %s", std::string(process::to_string(unit)).c_str());
+    std::printf("\n");
+  }
+  return ok ? kExitClean : kExitCannotSandbox;
+}
+
+int ask_admin(const std::string& host, std::uint16_t port, std::string_view method,
+              std::string_view path) {
+  try {
+    const daemon::AdminResponse response = daemon::admin_request(host, port, method, path);
+    std::printf("%s", response.body.c_str());
+    return response.status == 200 ? kExitClean : kExitFailure;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "corral: %s\n", e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+void add_daemon_commands(CLI::App& app, Action& action) {
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "Run the executor daemon (WebSocket protocol, probes, metrics, admin listener)");
+  auto serve_settings = std::make_shared<daemon::SettingsParser>(*serve_cmd);
+  serve_cmd->callback(
+      [&action, serve_settings] { action = [serve_settings] { return serve(*serve_settings); }; });
+
+  auto* check_cmd = app.add_subcommand(
+      "check", "Run one execution end to end and report what this machine enforces");
+  auto check_settings = std::make_shared<daemon::SettingsParser>(*check_cmd);
+  auto as_json = std::make_shared<bool>(false);
+  check_cmd->add_flag("--json", *as_json, "Print one JSON object");
+  check_cmd->callback([&action, check_settings, as_json] {
+    action = [check_settings, as_json] { return check(*check_settings, *as_json); };
+  });
+
+  auto admin_host = std::make_shared<std::string>("127.0.0.1");
+  auto admin_port = std::make_shared<std::uint16_t>(8081);
+  auto add_admin_flags = [&](CLI::App* cmd) {
+    cmd->add_option("--admin-host", *admin_host, "Address of the daemon's admin listener")
+        ->envname("CORRAL_ADMIN_HOST")
+        ->capture_default_str();
+    cmd->add_option("--admin-port", *admin_port, "Port of the daemon's admin listener")
+        ->envname("CORRAL_ADMIN_PORT")
+        ->capture_default_str();
+  };
+  auto* status_cmd = app.add_subcommand("status", "Print a running daemon's status (JSON)");
+  add_admin_flags(status_cmd);
+  status_cmd->callback([&action, admin_host, admin_port] {
+    action = [admin_host, admin_port] {
+      return ask_admin(*admin_host, *admin_port, "GET", "/__status__");
+    };
+  });
+  auto* maintenance_cmd =
+      app.add_subcommand("maintenance", "Turn a running daemon's maintenance mode on or off");
+  add_admin_flags(maintenance_cmd);
+  auto mode = std::make_shared<std::string>("status");
+  maintenance_cmd->add_option("mode", *mode, "on, off or status")
+      ->check(CLI::IsMember({"on", "off", "status"}))
+      ->capture_default_str();
+  maintenance_cmd->callback([&action, admin_host, admin_port, mode] {
+    action = [admin_host, admin_port, mode] {
+      const std::string_view method = *mode == "on" ? "PUT" : *mode == "off" ? "DELETE" : "GET";
+      return ask_admin(*admin_host, *admin_port, method, "/__maintenance__");
+    };
+  });
+}
+
+}  // namespace corral::app

@@ -1,0 +1,183 @@
+#include "daemon/admin.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+namespace corral::daemon {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr auto kRequestDeadline = std::chrono::seconds(5);
+constexpr std::size_t kBodyLimit = 64 * 1024;
+
+}  // namespace
+
+class AdminListener::Impl {
+ public:
+  Impl(std::string host, std::uint16_t port, AdminHandler handler,
+       std::function<void(const std::string&)> on_error)
+      : host_(std::move(host)),
+        port_(port),
+        handler_(std::move(handler)),
+        on_error_(std::move(on_error)),
+        acceptor_(io_) {}
+
+  void listen() {
+    tcp::resolver resolver(io_);
+    const auto endpoints = resolver.resolve(host_, std::to_string(port_));
+    const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(asio::socket_base::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen();
+    bound_ = acceptor_.local_endpoint();
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+
+  std::string address() const {
+    const std::string a = bound_.address().to_string();
+    return (bound_.address().is_v6() ? "[" + a + "]" : a) + ":" + std::to_string(bound_.port());
+  }
+  std::uint16_t port() const { return bound_.port(); }
+
+  void close() {
+    if (closed_.exchange(true)) return;
+    asio::post(io_, [this] {
+      boost::system::error_code ignored;
+      acceptor_.close(ignored);
+      for (auto* stream : open_) stream->socket().close(ignored);
+    });
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  asio::awaitable<void> accept_loop() {
+    while (acceptor_.is_open()) {
+      auto [ec, socket] = co_await acceptor_.async_accept(asio::as_tuple(asio::use_awaitable));
+      if (ec) {
+        if (!acceptor_.is_open()) co_return;
+        continue;
+      }
+      asio::co_spawn(io_, serve(std::move(socket)), asio::detached);
+    }
+  }
+
+  asio::awaitable<void> serve(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    open_.insert(&stream);
+    try {
+      beast::flat_buffer buffer;
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(kBodyLimit);
+      stream.expires_after(kRequestDeadline);
+      co_await http::async_read(stream, buffer, parser, asio::use_awaitable);
+      const auto& request = parser.get();
+      std::string_view target(request.target().data(), request.target().size());
+      if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+      AdminResponse answer;
+      try {
+        answer = handler_(
+            std::string_view(request.method_string().data(), request.method_string().size()),
+            target);
+      } catch (const std::exception& e) {
+        if (on_error_) on_error_(std::string("admin ") + std::string(target) + ": " + e.what());
+        answer = {500, std::string(kInternalError)};
+      }
+      http::response<http::string_body> response{static_cast<http::status>(answer.status),
+                                                 request.version()};
+      response.set(http::field::content_type, "application/json");
+      response.set(http::field::cache_control, "no-store");
+      response.keep_alive(false);
+      if (request.method() != http::verb::head) response.body() = answer.body + "\n";
+      response.prepare_payload();
+      co_await http::async_write(stream, response, asio::use_awaitable);
+      boost::system::error_code ignored;
+      stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    } catch (const std::exception&) {
+      // A peer that went away or sent garbage: nothing to answer.
+    }
+    open_.erase(&stream);
+  }
+
+  std::string host_;
+  std::uint16_t port_;
+  AdminHandler handler_;
+  std::function<void(const std::string&)> on_error_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  tcp::endpoint bound_;
+  std::thread thread_;
+  std::atomic<bool> closed_{false};
+  std::set<beast::tcp_stream*> open_;  // io thread only
+};
+
+AdminListener::AdminListener(std::string host, std::uint16_t port, AdminHandler handler,
+                             std::function<void(const std::string&)> on_error)
+    : impl_(
+          std::make_unique<Impl>(std::move(host), port, std::move(handler), std::move(on_error))) {}
+AdminListener::~AdminListener() { close(); }
+void AdminListener::listen() { impl_->listen(); }
+std::string AdminListener::address() const { return impl_->address(); }
+std::uint16_t AdminListener::port() const { return impl_->port(); }
+void AdminListener::close() { impl_->close(); }
+
+AdminResponse admin_request(const std::string& host, std::uint16_t port, std::string_view method,
+                            std::string_view path) {
+  asio::io_context io;
+  beast::tcp_stream stream(io);
+  http::request<http::string_body> request{http::string_to_verb(method), std::string(path), 11};
+  request.set(http::field::host, host);
+  request.keep_alive(false);
+  http::response<http::string_body> response;
+  beast::flat_buffer buffer;
+  boost::system::error_code failure;
+  std::string step = "connect";
+  // One deadline for the whole exchange: a wedged daemon cannot hang us.
+  stream.expires_after(kRequestDeadline);
+  tcp::resolver resolver(io);
+  resolver.async_resolve(
+      host, std::to_string(port),
+      [&](boost::system::error_code ec, tcp::resolver::results_type results) {
+        if (ec) {
+          failure = ec;
+          return;
+        }
+        stream.async_connect(results, [&](boost::system::error_code ec, const tcp::endpoint&) {
+          if (ec) {
+            failure = ec;
+            return;
+          }
+          step = "send";
+          http::async_write(stream, request, [&](boost::system::error_code ec, std::size_t) {
+            if (ec) {
+              failure = ec;
+              return;
+            }
+            step = "read";
+            http::async_read(stream, buffer, response,
+                             [&](boost::system::error_code ec, std::size_t) { failure = ec; });
+          });
+        });
+      });
+  io.run();
+  if (failure) {
+    throw std::runtime_error("admin listener at " + host + ":" + std::to_string(port) + ": " +
+                             step + ": " +
+                             (failure == beast::error::timeout ? std::string("no answer within 5 s")
+                                                               : failure.message()));
+  }
+  return {static_cast<int>(response.result_int()), response.body()};
+}
+
+}  // namespace corral::daemon

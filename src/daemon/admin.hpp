@@ -1,0 +1,56 @@
+// src/daemon/admin.hpp: the admin listener, a second small HTTP server
+// (loopback by default) for operators: /__status__, /__config__ and
+// /__maintenance__. Every answer is JSON; an unknown route is a JSON 404
+// {"error":"No such route."} and a failure inside a handler a JSON 500,
+// never a stack. One connection, one request (Connection: close).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace corral::daemon {
+
+struct AdminResponse {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+// Routes a request; throwing answers 500 (and the what() goes to `on_error`).
+using AdminHandler = std::function<AdminResponse(std::string_view method, std::string_view path)>;
+
+class AdminListener {
+ public:
+  AdminListener(std::string host, std::uint16_t port, AdminHandler handler,
+                std::function<void(const std::string&)> on_error);
+  ~AdminListener();
+  AdminListener(const AdminListener&) = delete;
+  AdminListener& operator=(const AdminListener&) = delete;
+
+  // Binds and serves on its own thread. Throws std::system_error.
+  void listen();
+  // "127.0.0.1:8081"
+  std::string address() const;
+  std::uint16_t port() const;
+  // Stops accepting, ends open connections, joins the thread. Idempotent.
+  void close();
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The admin routes' JSON error bodies.
+inline constexpr std::string_view kNoSuchRoute = R"({"error":"No such route."})";
+inline constexpr std::string_view kInternalError = R"({"error":"Internal error."})";
+
+// A GET/PUT/DELETE to an admin listener with a 5 s deadline, for `corral
+// status` and `corral maintenance`. Throws std::runtime_error saying what
+// failed (connect, deadline, ...).
+AdminResponse admin_request(const std::string& host, std::uint16_t port, std::string_view method,
+                            std::string_view path);
+
+}  // namespace corral::daemon

@@ -1,0 +1,177 @@
+#include "daemon/daemon.hpp"
+
+#include <boost/json.hpp>
+#include <future>
+#include <thread>
+
+#include "corral/process.hpp"
+
+namespace corral::daemon {
+
+namespace json = boost::json;
+
+namespace {
+
+json::object stats_to_object(const pool::Stats& stats) {
+  json::object executions;
+  executions["ok"] = stats.executions[0];
+  for (int i = 0; i < kFailureCodeCount; ++i) {
+    if (stats.executions[1 + i] == 0) continue;
+    executions[std::string(to_string(static_cast<FailureCode>(i)))] = stats.executions[1 + i];
+  }
+  json::object rejections;
+  for (int i = 0; i < pool::kRejectionCount; ++i)
+    rejections[std::string(pool::to_string(static_cast<pool::Rejection>(i)))] = stats.rejections[i];
+  json::object exits;
+  for (int i = 0; i < pool::kWorkerExitCount; ++i)
+    exits[std::string(pool::to_string(static_cast<pool::WorkerExit>(i)))] = stats.worker_exits[i];
+  return json::object{
+      {"workers", json::object{{"live", stats.workers_live},
+                               {"started", stats.workers_started},
+                               {"exits", std::move(exits)}}},
+      {"executions",
+       json::object{{"running", stats.executions_running}, {"by_outcome", std::move(executions)}}},
+      {"queue", json::object{{"depth", stats.queue_depth}}},
+      {"rejections", std::move(rejections)},
+      {"tool_calls", stats.tool_calls},
+  };
+}
+
+}  // namespace
+
+Daemon::Daemon(Settings settings, std::vector<Provenance> provenance, Log& log,
+               pool::Protections protections)
+    : settings_(std::move(settings)),
+      provenance_(std::move(provenance)),
+      log_(log),
+      protections_(std::move(protections)),
+      started_(std::chrono::steady_clock::now()) {}
+
+Daemon::~Daemon() {
+  if (!stopped_ && server_) stop();
+}
+
+void Daemon::start() {
+  server::Options options = to_server_options(settings_);
+  options.logger = log_.logger();
+  server_ = std::make_unique<server::Server>(std::move(options));
+  server_->listen();  // a taken port throws here, nothing else is held yet
+  try {
+    server_->pool().subscribe([this](const pool::Event& event) {
+      if (event.kind != pool::Event::Kind::worker_exited || !event.exit) return;
+      const pool::WorkerExit exit = *event.exit;
+      const std::string line = "worker " + std::to_string(event.worker) + " (pid " +
+                               std::to_string(event.pid) +
+                               ") exited: " + std::string(pool::to_string(exit));
+      if (exit == pool::WorkerExit::retired || exit == pool::WorkerExit::shutdown ||
+          exit == pool::WorkerExit::memory_bound) {
+        log_.debug(line);
+      } else {
+        log_.warn(line);
+      }
+    });
+    if (settings_.admin) {
+      admin_ = std::make_unique<AdminListener>(
+          settings_.admin_host, settings_.admin_port,
+          [this](std::string_view method, std::string_view path) { return route(method, path); },
+          [this](const std::string& message) { log_.error(message); });
+      admin_->listen();
+    }
+  } catch (...) {
+    admin_.reset();
+    server_->close();
+    server_.reset();
+    throw;
+  }
+  log_.info("executor listening on " + executor_address() +
+            (admin_ ? ", admin listener on " + admin_->address() : std::string()));
+}
+
+std::string Daemon::executor_address() const { return server_->address().to_string(); }
+
+std::optional<std::string> Daemon::admin_address() const {
+  if (!admin_) return std::nullopt;
+  return admin_->address();
+}
+
+bool Daemon::stop() {
+  if (stopped_) return true;
+  stopped_ = true;
+  log_.info("stopping: draining executions (shutdown grace " +
+            std::to_string(settings_.shutdown_grace.count()) + " ms)");
+  // The stop runs on its own thread so that the grace can bound it.
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  std::thread([this, done] {
+    server_->close();  // the admin listener still answers meanwhile
+    if (admin_) admin_->close();
+    log_.info("stopped");
+    log_.flush();
+    done->set_value();
+  }).detach();
+  if (finished.wait_for(settings_.shutdown_grace) == std::future_status::ready) return true;
+  const pool::Stats stats = server_->pool().stats();
+  log_.error("the stop outlived its shutdown grace of " +
+             std::to_string(settings_.shutdown_grace.count()) +
+             " ms; still running: " + std::to_string(stats.executions_running) + " executions on " +
+             std::to_string(stats.workers_live) + " workers");
+  log_.flush();
+  return false;
+}
+
+AdminResponse Daemon::route(std::string_view method, std::string_view path) {
+  const bool get = method == "GET" || method == "HEAD";
+  if (path == "/__status__") {
+    if (!get) return {405, R"({"error":"Method not allowed."})"};
+    return {200, status_json()};
+  }
+  if (path == "/__config__") {
+    if (!get) return {405, R"({"error":"Method not allowed."})"};
+    return {200, config_json()};
+  }
+  if (path == "/__maintenance__") {
+    if (method == "PUT") {
+      server_->stop_accepting();
+      log_.info("maintenance on: new connections are refused, running executions finish");
+    } else if (method == "DELETE") {
+      try {
+        server_->resume_accepting();
+      } catch (const std::exception& e) {
+        return {409, json::serialize(json::object{{"error", e.what()}})};
+      }
+      log_.info("maintenance off: accepting connections");
+    } else if (!get) {
+      return {405, R"({"error":"Method not allowed."})"};
+    }
+    return {200, json::serialize(json::object{{"maintenance", !server_->accepting()}})};
+  }
+  return {404, std::string(kNoSuchRoute)};
+}
+
+std::string Daemon::status_json() const {
+  json::object status = stats_to_object(server_->pool().stats());
+  const double uptime =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  status["uptime_seconds"] = uptime;
+  status["accepting"] = server_->accepting();
+  status["draining"] = server_->draining();
+  status["address"] = executor_address();
+  json::value protections = json::parse(pool::to_json(protections_));
+  status["protections"] = std::move(protections);
+  json::array units;
+  for (process::UnitKind unit : process::available_units())
+    units.emplace_back(std::string(process::to_string(unit)));
+  status["containment"] = std::move(units);
+  return json::serialize(status);
+}
+
+std::string Daemon::config_json() const {
+  json::array settings;
+  for (const Provenance& p : provenance_) {
+    settings.push_back(json::object{
+        {"flag", p.flag}, {"env", p.env}, {"value", p.value}, {"source", to_string(p.source)}});
+  }
+  return json::serialize(json::object{{"settings", std::move(settings)}});
+}
+
+}  // namespace corral::daemon

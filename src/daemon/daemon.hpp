@@ -1,0 +1,60 @@
+// src/daemon/daemon.hpp: `corral serve` composed: the executor server, the
+// pool counters, the admin listener, in that order; released in reverse.
+//
+// start() takes, in order: the server's listener, a subscription to the
+// pool's events (worker exits are logged), the admin listener. A step that
+// fails releases what came before, so a failed start leaves nothing
+// listening. stop() releases in reverse: the server drains and closes while
+// the admin listener still answers, then the admin listener, then the log
+// flush; the whole stop is bounded by the shutdown grace.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corral/server.hpp"
+#include "daemon/admin.hpp"
+#include "daemon/log.hpp"
+#include "daemon/settings.hpp"
+#include "pool/lockdown.hpp"
+
+namespace corral::daemon {
+
+class Daemon {
+ public:
+  Daemon(Settings settings, std::vector<Provenance> provenance, Log& log,
+         pool::Protections protections);
+  ~Daemon();
+
+  // Throws what the failing step threw (std::system_error for a taken
+  // address), after releasing the steps before it.
+  void start();
+  std::string executor_address() const;
+  std::optional<std::string> admin_address() const;
+
+  // Stops as described above. Returns false when the stop outlived the
+  // shutdown grace (the log says what was still running); the process
+  // should then exit without waiting for anything.
+  bool stop();
+
+  // The admin routes (public for the listener and for tests).
+  AdminResponse route(std::string_view method, std::string_view path);
+
+ private:
+  std::string status_json() const;
+  std::string config_json() const;
+
+  Settings settings_;
+  std::vector<Provenance> provenance_;
+  Log& log_;
+  pool::Protections protections_;
+  std::chrono::steady_clock::time_point started_;
+  std::unique_ptr<server::Server> server_;
+  std::unique_ptr<AdminListener> admin_;
+  bool stopped_ = false;
+};
+
+}  // namespace corral::daemon

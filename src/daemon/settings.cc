@@ -1,0 +1,356 @@
+#include "daemon/settings.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "core/units.hpp"
+
+namespace corral::daemon {
+
+std::string_view to_string(Source source) noexcept {
+  switch (source) {
+    case Source::default_value:
+      return "default";
+    case Source::environment:
+      return "environment";
+    case Source::flag:
+      return "flag";
+  }
+  return "default";
+}
+
+namespace {
+
+using Apply = std::function<void(const std::string& text, const std::string& what, Settings&)>;
+
+// Whole numbers: at least `min`.
+template <typename T>
+Apply count(T Settings::*field, std::uint64_t min) {
+  return [field, min](const std::string& text, const std::string& what, Settings& s) {
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+      throw std::invalid_argument(what + ": \"" + text + "\" is not a whole number");
+    if (value < min)
+      throw std::invalid_argument(what + ": must be at least " + std::to_string(min));
+    if (value > std::numeric_limits<T>::max()) throw std::invalid_argument(what + ": too large");
+    s.*field = static_cast<T>(value);
+  };
+}
+
+Apply port(std::uint16_t Settings::*field) {
+  return [field](const std::string& text, const std::string& what, Settings& s) {
+    unsigned value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value > 65535)
+      throw std::invalid_argument(what + ": \"" + text + "\" is not a port (0 to 65535)");
+    s.*field = static_cast<std::uint16_t>(value);
+  };
+}
+
+Apply size(std::uint64_t Settings::*field) {
+  return [field](const std::string& text, const std::string& what, Settings& s) {
+    const std::optional<std::uint64_t> bytes = core::parse_size(text, what);
+    if (!bytes) throw std::invalid_argument(what + ": must be a size, not \"none\"");
+    s.*field = *bytes;
+  };
+}
+
+// Durations: at least 1 ms and no wider than the widest supported timeout;
+// `zero_disables` also accepts "0".
+Apply duration(Milliseconds Settings::*field, bool zero_disables) {
+  return [field, zero_disables](const std::string& text, const std::string& what, Settings& s) {
+    if (zero_disables && (text == "0" || text == "none" || text == "off")) {
+      s.*field = Milliseconds(0);
+      return;
+    }
+    const std::optional<std::chrono::nanoseconds> d = core::parse_duration(text, what);
+    if (!d) throw std::invalid_argument(what + ": must be a duration, not \"none\"");
+    if (*d < std::chrono::milliseconds(1))
+      throw std::invalid_argument(what + ": must be at least 1ms");
+    if (*d > server::kMaxSupportedTimeout)
+      throw std::invalid_argument(what + ": must be at most " +
+                                  std::to_string(server::kMaxSupportedTimeout.count()) +
+                                  "ms, the widest supported timeout");
+    s.*field = std::chrono::duration_cast<Milliseconds>(*d);
+  };
+}
+
+Apply text(std::string Settings::*field) {
+  return [field](const std::string& text, const std::string&, Settings& s) { s.*field = text; };
+}
+
+Apply boolean(bool Settings::*field) {
+  return [field](const std::string& text, const std::string& what, Settings& s) {
+    static const std::set<std::string> yes = {"1", "true", "yes", "on"};
+    static const std::set<std::string> no = {"0", "false", "no", "off"};
+    if (yes.contains(text)) {
+      s.*field = true;
+    } else if (no.contains(text)) {
+      s.*field = false;
+    } else {
+      throw std::invalid_argument(what + ": \"" + text + "\" is not true or false");
+    }
+  };
+}
+
+Apply one_of(std::string Settings::*field, std::vector<std::string> allowed) {
+  return [field, allowed](const std::string& text, const std::string& what, Settings& s) {
+    if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw std::invalid_argument(what + ": must be one of " + list);
+    }
+    s.*field = text;
+  };
+}
+
+std::string format_ms(Milliseconds ms) {
+  if (ms.count() == 0) return "0";
+  if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000) + "s";
+  return std::to_string(ms.count()) + "ms";
+}
+
+}  // namespace
+
+struct SettingsParser::Declaration {
+  std::string name;  // without dashes: "max-queue"
+  std::string description;
+  std::string default_text;
+  Apply apply;
+  bool secret = false;
+  bool is_flag = false;  // a switch: --metrics / --no-metrics
+  std::string value;     // what CLI11 stored
+  CLI::Option* option = nullptr;
+  CLI::Option* negated = nullptr;
+
+  std::string flag() const { return "--" + name; }
+  std::string env() const {
+    std::string e = "CORRAL_";
+    for (char c : name) e += c == '-' ? '_' : static_cast<char>(std::toupper(c));
+    return e;
+  }
+};
+
+SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
+  const Settings d;
+  const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  auto add = [&](std::string name, std::string description, std::string default_text, Apply apply,
+                 bool secret = false) {
+    auto decl = std::make_shared<Declaration>();
+    decl->name = std::move(name);
+    decl->description = std::move(description);
+    decl->default_text = std::move(default_text);
+    decl->apply = std::move(apply);
+    decl->secret = secret;
+    decl->option = command_.add_option(
+        decl->flag(), decl->value,
+        decl->description + " [env: " + decl->env() + ", default: " + decl->default_text + "]");
+    decl->option->group("Settings");
+    declarations_.push_back(std::move(decl));
+  };
+  add("host", "Address the executor listens on", d.host, text(&Settings::host));
+  add("port", "TCP port of the executor (0: any free port)", std::to_string(d.port),
+      port(&Settings::port));
+  add("socket", "Unix socket path instead of host and port", "", text(&Settings::socket_path));
+  add("max-workers", "Worker processes", cores, count(&Settings::workers, 1));
+  add("executions-per-worker", "Concurrent executions inside one worker",
+      std::to_string(d.executions_per_worker), count(&Settings::executions_per_worker, 1));
+  add("max-queue", "Executions that may wait for a worker", std::to_string(d.max_queue),
+      count(&Settings::max_queue, 1));
+  add("retire-after", "Executions after which a worker is replaced",
+      std::to_string(d.retire_after_executions), count(&Settings::retire_after_executions, 1));
+  add("timeout", "A run's timeout when the request names none", format_ms(d.default_timeout),
+      duration(&Settings::default_timeout, false));
+  add("max-timeout", "The widest timeout a request may ask for", format_ms(d.max_timeout),
+      duration(&Settings::max_timeout, false));
+  add("memory-limit", "Memory a run may allocate", "64MiB", size(&Settings::memory_limit));
+  add("response-limit", "Largest result envelope sent to a caller", "16MiB",
+      size(&Settings::response_limit));
+  add("max-connection-age", "Close WebSocket connections older than this (0: never)", "0",
+      duration(&Settings::max_connection_age, true));
+  add("ping-interval", "Ping every socket this often; drop those that missed one (0: off)",
+      format_ms(d.ping_interval), duration(&Settings::ping_interval, true));
+  add("grace", "Margin past a run's timeout before its worker is killed", format_ms(d.grace),
+      duration(&Settings::grace, false));
+  add("shutdown-delay", "On stop, keep accepting this long while readiness fails", "0",
+      duration(&Settings::shutdown_delay, true));
+  add("shutdown-grace", "The whole stop is bounded by this", format_ms(d.shutdown_grace),
+      duration(&Settings::shutdown_grace, false));
+  add("auth-token", "Bearer token callers must present", "", text(&Settings::auth_token), true);
+  add("auth-token-file", "File of bearer tokens, one a line", "", text(&Settings::auth_token_file));
+  add("admin-host", "Address of the admin listener", d.admin_host, text(&Settings::admin_host));
+  add("admin-port", "Port of the admin listener (0: any free port)", std::to_string(d.admin_port),
+      port(&Settings::admin_port));
+  add("admin", "Serve the admin listener", "true", boolean(&Settings::admin));
+  add("metrics", "Serve /metrics and count", "true", boolean(&Settings::metrics));
+  add("log-level", "debug, info, warn or error", d.log_level,
+      one_of(&Settings::log_level, {"debug", "info", "warn", "error"}));
+  add("log-format", "text or json (one JSON object a line)", "text",
+      [](const std::string& text, const std::string& what, Settings& s) {
+        if (text == "text") {
+          s.log_format = LogFormat::text;
+        } else if (text == "json") {
+          s.log_format = LogFormat::json;
+        } else {
+          throw std::invalid_argument(what + ": must be one of text, json");
+        }
+      });
+  add("worker", "Program started as `PROGRAM worker` for each worker", "this executable",
+      text(&Settings::worker));
+}
+
+std::optional<Settings> SettingsParser::parse(
+    std::vector<std::string>& errors, const std::function<const char*(const char*)>& getenv) const {
+  Settings settings;
+  provenance_.clear();
+  for (const auto& decl : declarations_) {
+    Provenance p{decl->flag(), decl->env(), decl->default_text, Source::default_value,
+                 decl->secret};
+    std::optional<std::string> given;
+    if (decl->option->count() > 0) {
+      given = decl->value;
+      p.source = Source::flag;
+    } else if (const char* env = getenv(decl->env().c_str()); env && *env) {
+      given = std::string(env);
+      p.source = Source::environment;
+    }
+    if (given) {
+      try {
+        decl->apply(*given, decl->flag() + " or " + decl->env(), settings);
+        p.value = *given;
+      } catch (const std::invalid_argument& e) {
+        // The unit parsers offer "none"; no daemon setting takes it.
+        std::string message = e.what();
+        const std::string zero = "must be greater than zero (or \"none\")";
+        if (auto at = message.find(zero); at != std::string::npos)
+          message.replace(at, zero.size(), "must be at least 1");
+        errors.push_back(std::move(message));
+      }
+    }
+    if (p.secret && !p.value.empty()) p.value = "(redacted)";
+    provenance_.push_back(std::move(p));
+  }
+  // Rules that tie two settings together.
+  if (settings.shutdown_delay >= settings.shutdown_grace) {
+    errors.push_back(
+        "--shutdown-delay or CORRAL_SHUTDOWN_DELAY: must be smaller than --shutdown-grace "
+        "(the delay is spent inside the grace)");
+  }
+  if (settings.default_timeout > settings.max_timeout) {
+    errors.push_back("--timeout or CORRAL_TIMEOUT: must not be wider than --max-timeout");
+  }
+  if (!settings.auth_token.empty() && !settings.auth_token_file.empty()) {
+    errors.push_back("--auth-token or CORRAL_AUTH_TOKEN: give a token or a token file, not both");
+  }
+  if (!errors.empty()) return std::nullopt;
+  if (settings.workers == 0) settings.workers = std::max(1u, std::thread::hardware_concurrency());
+  return settings;
+}
+
+std::vector<std::string> describe_non_defaults(const std::vector<Provenance>& provenance) {
+  std::vector<std::string> lines;
+  for (const Provenance& p : provenance) {
+    if (p.source == Source::default_value) continue;
+    lines.push_back(p.flag + " is " + p.value + ", from the " +
+                    (p.source == Source::flag ? "flag" : "environment") + ".");
+  }
+  if (lines.empty()) lines.push_back("Every setting is at its default.");
+  return lines;
+}
+
+server::Options to_server_options(const Settings& settings) {
+  server::Options options;
+  options.host = settings.host;
+  options.port = settings.port;
+  options.socket_path = settings.socket_path;
+  options.pool.max_workers = settings.workers;
+  options.pool.executions_per_worker = settings.executions_per_worker;
+  options.pool.max_queue = settings.max_queue;
+  options.pool.retire_after_executions = settings.retire_after_executions;
+  options.pool.grace = settings.grace;
+  options.pool.instrumented = settings.metrics;
+  if (!settings.worker.empty()) options.pool.worker_command = {settings.worker, "worker"};
+  options.default_timeout = settings.default_timeout;
+  options.max_timeout = settings.max_timeout;
+  options.run_limits.memory_limit = settings.memory_limit;
+  options.response_limit = settings.response_limit;
+  if (settings.max_connection_age.count() > 0)
+    options.max_connection_age = settings.max_connection_age;
+  options.ping_interval = settings.ping_interval;
+  options.shutdown_delay = settings.shutdown_delay;
+  // The drain: what is left of the grace after the delay, the pool's kill
+  // spacing, and a second for the admin listener and the log flush.
+  const auto kill_spacing =
+      std::chrono::duration_cast<Milliseconds>(options.pool.termination_delay);
+  const Milliseconds drain =
+      settings.shutdown_grace - settings.shutdown_delay - kill_spacing - Milliseconds(1000);
+  options.shutdown_drain = std::max(drain, Milliseconds(0));
+  options.instrumented = settings.metrics;
+  if (settings.metrics) options.metrics = server::own_metrics();
+  options.identify = make_identity_hook(settings);
+  return options;
+}
+
+namespace {
+
+// Compares in time independent of where the first difference is.
+bool same_secret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= static_cast<unsigned char>(x ^ y);
+  }
+  return diff == 0;
+}
+
+std::vector<std::string> read_tokens(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("--auth-token-file: cannot read " + path);
+  std::vector<std::string> tokens;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    const auto last = line.find_last_not_of(" \t\r");
+    tokens.push_back(line.substr(first, last - first + 1));
+  }
+  if (tokens.empty()) throw std::runtime_error("--auth-token-file: " + path + " holds no token");
+  return tokens;
+}
+
+}  // namespace
+
+server::IdentityHook make_identity_hook(const Settings& settings) {
+  std::vector<std::string> tokens;
+  if (!settings.auth_token.empty()) tokens.push_back(settings.auth_token);
+  if (!settings.auth_token_file.empty()) tokens = read_tokens(settings.auth_token_file);
+  if (tokens.empty()) {
+    return server::sync_identity(
+        [](const server::Handshake&) { return server::Decision::admit("anonymous"); });
+  }
+  return server::sync_identity([tokens](const server::Handshake& handshake) {
+    auto it = handshake.headers.find("authorization");
+    if (it == handshake.headers.end()) return server::Decision::refuse("no bearer token");
+    const std::string& header = it->second;
+    constexpr std::string_view kBearer = "Bearer ";
+    if (header.size() <= kBearer.size() || header.compare(0, kBearer.size(), kBearer) != 0)
+      return server::Decision::refuse("authorization is not a bearer token");
+    const std::string_view presented = std::string_view(header).substr(kBearer.size());
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (same_secret(presented, tokens[i]))
+        return server::Decision::admit("token-" + std::to_string(i + 1));
+    }
+    return server::Decision::refuse("unknown bearer token");
+  });
+}
+
+}  // namespace corral::daemon

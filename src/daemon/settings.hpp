@@ -1,0 +1,108 @@
+// src/daemon/settings.hpp: every setting of `corral serve`, declared once.
+//
+// Each setting has a flag (--max-queue), an environment variable
+// (CORRAL_MAX_QUEUE), a description, a default and a validation. A flag beats
+// the variable and the variable beats the default; the daemon remembers where
+// each value came from (`corral check` and /__config__ print it).
+// Validation reports every problem at once, one line each, naming both
+// spellings: "--max-queue or CORRAL_MAX_QUEUE: must be at least 1".
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corral/server.hpp"
+
+namespace corral::daemon {
+
+using Milliseconds = std::chrono::milliseconds;
+
+enum class LogFormat { text, json };
+
+// Settings: the values in force.
+struct Settings {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::string socket_path;  // replaces host and port when set
+  std::size_t workers = 0;  // 0 until resolved: the number of cores
+  std::size_t executions_per_worker = 1;
+  std::size_t max_queue = 100;
+  std::uint64_t retire_after_executions = 1000;
+  Milliseconds default_timeout{30'000};
+  Milliseconds max_timeout{300'000};
+  std::uint64_t memory_limit = std::uint64_t{64} << 20;
+  std::uint64_t response_limit = std::uint64_t{16} << 20;
+  Milliseconds max_connection_age{0};  // 0: no limit
+  Milliseconds ping_interval{30'000};  // 0: no pings
+  Milliseconds grace{1'000};           // margin past a run's timeout
+  Milliseconds shutdown_delay{0};
+  Milliseconds shutdown_grace{30'000};
+  std::string auth_token;
+  std::string auth_token_file;
+  std::string admin_host = "127.0.0.1";
+  std::uint16_t admin_port = 8081;
+  bool admin = true;
+  bool metrics = true;
+  std::string log_level = "info";
+  LogFormat log_format = LogFormat::text;
+  // The program a worker runs as (`PROGRAM worker`); empty: this executable.
+  std::string worker;
+};
+
+enum class Source { default_value, environment, flag };
+std::string_view to_string(Source source) noexcept;
+
+// Provenance of one setting, for check and /__config__.
+struct Provenance {
+  std::string flag;   // "--max-queue"
+  std::string env;    // "CORRAL_MAX_QUEUE"
+  std::string value;  // as in force (secrets redacted)
+  Source source = Source::default_value;
+  bool secret = false;
+};
+
+// Declares every setting's flag on `command`. Call parse() after CLI11 has
+// parsed the command line.
+class SettingsParser {
+ public:
+  explicit SettingsParser(CLI::App& command);
+
+  // Reads flags, then the environment (through `getenv`, so tests can give
+  // their own), then defaults; validates everything. Returns the settings,
+  // or fills `errors` (every problem, one line each) and returns nullopt.
+  std::optional<Settings> parse(
+      std::vector<std::string>& errors,
+      const std::function<const char*(const char*)>& getenv = ::getenv) const;
+
+  // Where each value came from, in declaration order (valid after parse).
+  const std::vector<Provenance>& provenance() const noexcept { return provenance_; }
+
+  struct Declaration;
+
+ private:
+  CLI::App& command_;
+  std::vector<std::shared_ptr<Declaration>> declarations_;
+  mutable std::vector<Provenance> provenance_;
+};
+
+// "--max-workers is 1, from the flag." one line each for the settings away
+// from their default, or "Every setting is at its default.".
+std::vector<std::string> describe_non_defaults(const std::vector<Provenance>& provenance);
+
+// The one translation from settings to the server's options. The drain is
+// derived: shutdown grace - shutdown delay - the pool's kill spacing - one
+// second for the admin listener and the log flush, never below zero.
+server::Options to_server_options(const Settings& settings);
+
+// The identity hook the settings ask for: a shared bearer token, a file of
+// tokens (one a line; '#' starts a comment), or none (every caller is
+// "anonymous"). Throws std::runtime_error when the token file can't be read.
+server::IdentityHook make_identity_hook(const Settings& settings);
+
+}  // namespace corral::daemon
