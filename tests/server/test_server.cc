@@ -2,17 +2,19 @@
 // host, for the end-to-end tests (tests/e2e) and the benchmarks. It prints
 // one JSON line with its address once it listens, serves until its standard
 // input closes or SIGTERM/SIGINT arrives, then closes (drains) and exits 0.
+// Each line read from standard input is acknowledged with {"ack":LINE}.
 //
 //   corral_test_server --worker /path/to/corral [--port 0] [--workers 2]
 //     [--default-timeout-ms N] [--max-timeout-ms N] [--response-limit N]
 //     [--token T] [--metrics] [--ping-interval-ms N] [--max-age-ms N]
 //     [--shutdown-delay-ms N] [--drain-ms N] [--no-harden]
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <iostream>
+#include <string>
 #include <thread>
 
 #include "corral/server.hpp"
@@ -91,10 +93,15 @@ int main(int argc, char** argv) {
   std::printf("{\"address\":\"%s\",\"port\":%u}\n", address.address.c_str(), address.port);
   std::fflush(stdout);
 
-  // Wait for stdin to close or a signal.
-  std::thread stdin_watch([] {
-    char buffer[256];
-    while (read(STDIN_FILENO, buffer, sizeof buffer) > 0) {
+  // Lines on stdin switch acceptance ("stop-accepting", "resume-accepting");
+  // its end closes the server, as SIGTERM does.
+  std::thread stdin_watch([&server] {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (line == "stop-accepting") server.stop_accepting();
+      if (line == "resume-accepting") server.resume_accepting();
+      std::printf("{\"ack\":\"%s\"}\n", line.c_str());
+      std::fflush(stdout);
     }
     kill(getpid(), SIGTERM);
   });
