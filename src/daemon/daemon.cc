@@ -113,8 +113,8 @@ bool Daemon::stop() {
   const pool::Stats stats = server_->pool().stats();
   log_.error("the stop outlived its shutdown grace of " +
              std::to_string(settings_.shutdown_grace.count()) +
-             " ms; still running: " + std::to_string(stats.executions_running) + " executions on " +
-             std::to_string(stats.workers_live) + " workers");
+             " ms; still running: " + std::to_string(stats.executions_running) + " executions, " +
+             std::to_string(stats.workers_live) + " worker processes");
   log_.flush();
   return false;
 }

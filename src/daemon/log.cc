@@ -1,5 +1,6 @@
 #include "daemon/log.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdio>
@@ -61,7 +62,7 @@ void Log::write(server::LogLevel level, std::string_view message) {
     line = boost::json::serialize(o);
   } else {
     line = timestamp() + " " + std::string(level_name(level));
-    line.resize(line.size() < 30 ? 30 : line.size(), ' ');
+    line.resize(std::max<std::size_t>(line.size() + 1, 31), ' ');
     line += message;
   }
   line += '\n';

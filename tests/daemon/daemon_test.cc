@@ -1,0 +1,382 @@
+// tests/daemon/daemon_test.cc: `corral serve`, `check`, `status` and
+// `maintenance` as an operator meets them: the real binary as a subprocess,
+// real sockets, real signals.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "corral/client.hpp"
+#include "daemon/admin.hpp"
+#include "gtest/gtest.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace std::chrono_literals;
+using corral::daemon::admin_request;
+
+// A child process with its stdout and stderr on pipes.
+class Process {
+ public:
+  Process(std::vector<std::string> args, std::vector<std::string> extra_env = {}) {
+    int out[2], err[2];
+    EXPECT_EQ(::pipe2(out, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(err, O_CLOEXEC), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+    for (auto& e : extra_env) env_strings.push_back(e);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    EXPECT_EQ(::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data()), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    ::close(err[1]);
+    out_ = out[0];
+    err_ = err[0];
+  }
+  ~Process() {
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(out_);
+    ::close(err_);
+  }
+
+  // Reads stdout until a line matching `pattern` arrives (or `bound`).
+  std::string wait_for_line(const std::string& pattern, std::chrono::milliseconds bound = 30s) {
+    const std::regex re(pattern);
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::size_t nl;
+      while ((nl = out_buffer_.find('\n')) != std::string::npos) {
+        std::string line = out_buffer_.substr(0, nl);
+        out_buffer_.erase(0, nl + 1);
+        if (std::regex_search(line, re)) return line;
+      }
+      pollfd p{out_, POLLIN, 0};
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (::poll(&p, 1, static_cast<int>(std::max<long>(1, left.count()))) <= 0) break;
+      char buffer[4096];
+      const ssize_t n = ::read(out_, buffer, sizeof buffer);
+      if (n <= 0) break;
+      out_buffer_.append(buffer, static_cast<std::size_t>(n));
+    }
+    return {};
+  }
+
+  // Waits for the exit (bounded); returns the exit code, or -1.
+  int wait(std::chrono::milliseconds bound = 30s) {
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    while (true) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      if (std::chrono::steady_clock::now() > deadline) return -1;
+      // A child's exit has no fd to poll here; its stderr closing is one.
+      pollfd p{err_, POLLIN, 0};
+      if (::poll(&p, 1, 20) > 0) drain_stderr();
+    }
+  }
+
+  std::string stdout_rest() {
+    std::string all = out_buffer_;
+    char buffer[4096];
+    ssize_t n;
+    ::fcntl(out_, F_SETFL, O_NONBLOCK);
+    while ((n = ::read(out_, buffer, sizeof buffer)) > 0) all.append(buffer, n);
+    return all;
+  }
+  std::string stderr_text() {
+    drain_stderr();
+    return err_buffer_;
+  }
+  void signal(int sig) { ::kill(pid_, sig); }
+
+ private:
+  void drain_stderr() {
+    char buffer[4096];
+    ::fcntl(err_, F_SETFL, O_NONBLOCK);
+    ssize_t n;
+    while ((n = ::read(err_, buffer, sizeof buffer)) > 0) err_buffer_.append(buffer, n);
+  }
+
+  pid_t pid_ = -1;
+  int out_ = -1, err_ = -1;
+  bool reaped_ = false;
+  std::string out_buffer_, err_buffer_;
+};
+
+const std::string kCorral = CORRAL_BINARY;
+
+// A daemon on free ports; knows its executor and admin addresses.
+struct Daemon {
+  explicit Daemon(std::vector<std::string> flags, std::vector<std::string> env = {})
+      : process(
+            [&] {
+              std::vector<std::string> args{kCorral, "serve", "--port", "0", "--admin-port", "0"};
+              args.insert(args.end(), flags.begin(), flags.end());
+              return args;
+            }(),
+            env) {
+    const std::string executor = process.wait_for_line("executor on ws://");
+    const std::string admin_line = process.wait_for_line("admin on http://");
+    std::smatch m;
+    if (std::regex_search(executor, m, std::regex("ws://127\\.0\\.0\\.1:([0-9]+)/")))
+      port = static_cast<std::uint16_t>(std::stoi(m[1]));
+    if (std::regex_search(admin_line, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/")))
+      admin_port = static_cast<std::uint16_t>(std::stoi(m[1]));
+  }
+  std::string url() const { return "ws://127.0.0.1:" + std::to_string(port) + "/"; }
+  corral::daemon::AdminResponse get(std::string_view path) {
+    return admin_request("127.0.0.1", port, "GET", path);
+  }
+  corral::daemon::AdminResponse admin(std::string_view method, std::string_view path) {
+    return admin_request("127.0.0.1", admin_port, method, path);
+  }
+
+  Process process;
+  std::uint16_t port = 0;
+  std::uint16_t admin_port = 0;
+};
+
+corral::client::ExecuteRequest request(std::string code) {
+  corral::client::ExecuteRequest r;
+  r.code = std::move(code);
+  return r;
+}
+
+TEST(Serve, StartsOnPrintedAddressesAndAnswersProbesAndRuns) {
+  Daemon d({});
+  ASSERT_NE(d.port, 0);
+  ASSERT_NE(d.admin_port, 0);
+  EXPECT_EQ(d.get("/healthz").status, 200);
+  EXPECT_EQ(d.get("/readyz").status, 200);
+  auto client = corral::client::Client::connect(d.url());
+  auto outcome = client->execute(request("async () => 6 * 7"));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "42");
+  client->close();
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(), 0) << d.process.stderr_text();
+}
+
+TEST(Serve, RefusedSettingsAreAllReportedAndExitOne) {
+  Process p({kCorral, "serve", "--max-queue", "0", "--retire-after", "0"},
+            {"CORRAL_MAX_WORKERS=0", "CORRAL_SHUTDOWN_DELAY=1m", "CORRAL_SHUTDOWN_GRACE=30s"});
+  EXPECT_EQ(p.wait(), 1);
+  const std::string err = p.stderr_text();
+  EXPECT_NE(err.find("--max-workers or CORRAL_MAX_WORKERS: must be at least 1"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("--max-queue or CORRAL_MAX_QUEUE: must be at least 1"), std::string::npos);
+  EXPECT_NE(err.find("--retire-after or CORRAL_RETIRE_AFTER: must be at least 1"),
+            std::string::npos);
+  EXPECT_NE(err.find("--shutdown-delay or CORRAL_SHUTDOWN_DELAY: must be smaller than"),
+            std::string::npos);
+}
+
+TEST(Serve, AddressInUseExitsTwo) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  Process p(
+      {kCorral, "serve", "--port", std::to_string(ntohs(addr.sin_port)), "--admin-port", "0"});
+  EXPECT_EQ(p.wait(), 2) << p.stderr_text();
+  ::close(fd);
+}
+
+TEST(Check, RunsTheWholePathToFortyTwo) {
+  Process p({kCorral, "check"});
+  EXPECT_EQ(p.wait(60s), 0) << p.stderr_text();
+  const std::string out = p.stdout_rest();
+  EXPECT_NE(out.find("check: ok: a hardened worker returned 42"), std::string::npos) << out;
+  EXPECT_NE(out.find("Every setting is at its default."), std::string::npos);
+  EXPECT_NE(out.find("seccomp allow-list     active"), std::string::npos);
+}
+
+TEST(Check, PrintsWhereEachNonDefaultSettingCameFrom) {
+  Process p({kCorral, "check", "--json", "--max-workers", "1"},
+            {"CORRAL_MAX_QUEUE=42", "CORRAL_MAX_WORKERS=3"});
+  EXPECT_EQ(p.wait(60s), 0);
+  const auto o = boost::json::parse(p.stdout_rest()).as_object();
+  EXPECT_TRUE(o.at("ok").as_bool());
+  EXPECT_EQ(o.at("value").as_string(), "42");
+  const auto& lines = o.at("settings").as_array();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].as_string(), "--max-workers is 1, from the flag.");
+  EXPECT_EQ(lines[1].as_string(), "--max-queue is 42, from the environment.");
+}
+
+TEST(Check, ExitsFiveWhenTheMachineCannotRunSandboxedCode) {
+  // A worker program that cannot start stands for a machine that cannot
+  // run a sandbox (no V8, refused lockdown, ...).
+  Process p({kCorral, "check", "--worker", "/bin/false"});
+  EXPECT_EQ(p.wait(60s), 5);
+  const std::string out = p.stdout_rest();
+  EXPECT_NE(out.find("check: FAILED: unavailable"), std::string::npos) << out;
+  EXPECT_NE(out.find("--worker is /bin/false, from the flag."), std::string::npos) << out;
+}
+
+TEST(Admin, StatusConfigAndUnknownRoutes) {
+  Daemon d({"--auth-token", "s3cret"});
+  auto status = d.admin("GET", "/__status__");
+  EXPECT_EQ(status.status, 200);
+  const auto o = boost::json::parse(status.body).as_object();
+  EXPECT_TRUE(o.at("accepting").as_bool());
+  EXPECT_TRUE(o.at("protections").as_object().at("seccomp").as_bool());
+  EXPECT_TRUE(o.contains("workers"));
+  EXPECT_TRUE(o.contains("uptime_seconds"));
+
+  auto config = d.admin("GET", "/__config__");
+  EXPECT_EQ(config.status, 200);
+  EXPECT_EQ(config.body.find("s3cret"), std::string::npos) << "secrets are redacted";
+  const std::string token_line =
+      R"J({"flag":"--auth-token","env":"CORRAL_AUTH_TOKEN","value":"(redacted)","source":"flag"})J";
+  EXPECT_NE(config.body.find(token_line), std::string::npos) << config.body;
+
+  auto missing = d.admin("GET", "/nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.body, "{\"error\":\"No such route.\"}\n");
+  EXPECT_EQ(d.admin("POST", "/__status__").status, 405);
+  // The admin listener is not the executor: probes are not served there.
+  EXPECT_EQ(d.admin("GET", "/healthz").status, 404);
+}
+
+TEST(Admin, BearerTokenGuardsTheExecutor) {
+  Daemon d({"--auth-token", "s3cret"});
+  try {
+    corral::client::Client::connect(d.url());
+    ADD_FAILURE() << "connected without a token";
+  } catch (const corral::Error& e) {
+    EXPECT_EQ(e.code(), corral::FailureCode::connection_rejected);
+  }
+  auto client = corral::client::Client::connect(d.url(), {.authorization = "Bearer s3cret"});
+  EXPECT_TRUE(client->execute(request("async () => 1")).ok());
+}
+
+TEST(Admin, MaintenanceFromTheCommandLine) {
+  Daemon d({});
+  const std::string port = std::to_string(d.admin_port);
+  Process on({kCorral, "maintenance", "on", "--admin-port", port});
+  EXPECT_EQ(on.wait(), 0);
+  EXPECT_NE(on.stdout_rest().find("\"maintenance\":true"), std::string::npos);
+  EXPECT_EQ(d.get("/readyz").status, 503);
+  EXPECT_EQ(d.get("/healthz").status, 200);
+  Process status({kCorral, "status", "--admin-port", port});
+  EXPECT_EQ(status.wait(), 0);
+  EXPECT_NE(status.stdout_rest().find("\"accepting\":false"), std::string::npos);
+  Process off({kCorral, "maintenance", "off", "--admin-port", port});
+  EXPECT_EQ(off.wait(), 0);
+  EXPECT_EQ(d.get("/readyz").status, 200);
+  // A daemon that isn't there: a clear error, exit 1, no hang.
+  Process nobody({kCorral, "status", "--admin-port", "1"});
+  EXPECT_EQ(nobody.wait(10s), 1);
+  EXPECT_NE(nobody.stderr_text().find("admin listener at 127.0.0.1:1: connect"), std::string::npos);
+}
+
+TEST(Stop, SigtermUnderLoadFinishesRunsAndExitsZero) {
+  Daemon d({"--shutdown-delay", "1s", "--shutdown-grace", "20s", "--max-workers", "2"});
+  std::atomic<int> calls{0};
+  std::vector<std::thread> runs;
+  std::vector<corral::client::Outcome> outcomes(2);
+  std::promise<void> both_calling;
+  for (int i = 0; i < 2; ++i) {
+    runs.emplace_back([&, i] {
+      auto client = corral::client::Client::connect(d.url());
+      corral::client::ExecuteRequest r = request("async () => (await codemode.slow({})).v");
+      r.tools = {{.name = "slow", .description = "", .input_schema = ""}};
+      outcomes[i] = client->execute(r, [&](const std::string&, const std::string&) {
+        if (++calls == 2) both_calling.set_value();
+        std::this_thread::sleep_for(1500ms);  // a slow tool, not synchronisation
+        return std::string(R"({"v":7})");
+      });
+    });
+  }
+  both_calling.get_future().get();
+  d.process.signal(SIGTERM);
+  // Readiness fails at once, liveness stays.
+  const auto probed = std::chrono::steady_clock::now();
+  int ready = 200;
+  while (ready == 200 && std::chrono::steady_clock::now() - probed < 900ms)
+    ready = d.get("/readyz").status;
+  EXPECT_EQ(ready, 503);
+  for (auto& t : runs) t.join();
+  for (auto& o : outcomes) {
+    ASSERT_TRUE(o.ok()) << o.failure->message;
+    EXPECT_EQ(o.execution->value(), "7");
+  }
+  EXPECT_EQ(d.process.wait(), 0) << d.process.stderr_text();
+}
+
+TEST(Stop, AStopThatOutlivesItsGraceExitsNonZeroAndSaysWhatWasRunning) {
+  // A worker that says it is ready, never answers and ignores SIGTERM.
+  const std::string script = testing::TempDir() + "/stubborn_worker.sh";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/bash\ntrap '' TERM\n"
+           "printf '\\x00\\x00\\x00\\x1f{\"t\":\"ready\",\"protections\":{}}' >&3\n"
+           "while :; do sleep 0.2; done\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  Daemon d({"--worker", script, "--shutdown-delay", "500ms", "--shutdown-grace", "1s",
+            "--max-workers", "1"});
+  std::promise<void> sent;
+  std::thread run([&] {
+    auto client = corral::client::Client::connect(d.url());
+    std::thread([&] {
+      // The run is in the pool once the status says so.
+      while (true) {
+        auto status = boost::json::parse(d.admin("GET", "/__status__").body).as_object();
+        if (status.at("executions").as_object().at("running").as_int64() == 1) break;
+      }
+      sent.set_value();
+    }).detach();
+    client->execute(request("async () => 1"));
+  });
+  sent.get_future().get();
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(10s), 1);
+  const std::string err = d.process.stderr_text();
+  EXPECT_NE(err.find("the stop outlived its shutdown grace of 1000 ms; still running: 0 "
+                     "executions, 1 worker processes"),
+            std::string::npos)
+      << err;
+  run.join();
+}
+
+}  // namespace
