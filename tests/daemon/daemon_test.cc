@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
 #include "corral/client.hpp"
 #include "daemon/admin.hpp"
 #include "gtest/gtest.h"
@@ -189,6 +190,30 @@ TEST(Serve, StartsOnPrintedAddressesAndAnswersProbesAndRuns) {
   client->close();
   d.process.signal(SIGTERM);
   EXPECT_EQ(d.process.wait(), 0) << d.process.stderr_text();
+}
+
+TEST(Serve, AnswersEveryPathTheManifestsAndTheImagePoll) {
+  const std::string deploy = std::string(CORRAL_SOURCE_DIR) + "/deploy/";
+  YAML::Node pod = YAML::LoadFile(deploy + "kubernetes/deployment.yaml")["spec"]["template"];
+  YAML::Node container = pod["spec"]["containers"][0];
+  std::vector<std::string> env;
+  for (const auto& e : container["env"]) {
+    const std::string name = e["name"].as<std::string>();
+    if (!e["value"] || name == "CORRAL_PORT" || name == "CORRAL_HOST") continue;
+    env.push_back(name + "=" + e["value"].as<std::string>());
+  }
+  std::vector<std::string> paths = {
+      container["readinessProbe"]["httpGet"]["path"].as<std::string>(),
+      container["livenessProbe"]["httpGet"]["path"].as<std::string>(),
+      pod["metadata"]["annotations"]["prometheus.io/path"].as<std::string>(),
+  };
+  std::ifstream dockerfile(deploy + "Dockerfile");
+  const std::string text((std::istreambuf_iterator<char>(dockerfile)), {});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex("CORRAL_PORT\\}(/[a-z]+)")));
+  paths.push_back(m[1]);
+  Daemon d({}, env);
+  for (const std::string& path : paths) EXPECT_EQ(d.get(path).status, 200) << path;
 }
 
 TEST(Serve, RefusedSettingsAreAllReportedAndExitOne) {
