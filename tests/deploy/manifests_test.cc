@@ -179,3 +179,21 @@ TEST(Manifests, ImageRunsAsAnUnprivilegedUserChecksItselfAndPollsHealthz) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Docs, OperationsDocumentsEverySetting) {
+  const std::string doc = read(std::filesystem::path(CORRAL_SOURCE_DIR) / "docs" / "operations.md");
+  CLI::App app;
+  corral::daemon::SettingsParser parser(app);
+  const char* argv[] = {"corral"};
+  app.parse(1, argv);
+  std::vector<std::string> errors;
+  parser.parse(errors, [](const char*) -> const char* { return nullptr; });
+  for (const auto& p : parser.provenance()) {
+    EXPECT_NE(doc.find("| `" + p.flag + "` | `" + p.env + "` |"), std::string::npos)
+        << p.flag << " is not in the settings table of docs/operations.md";
+  }
+}
+
+}  // namespace
