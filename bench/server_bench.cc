@@ -1,0 +1,220 @@
+// bench/server_bench.cc: load generator for the executor protocol.
+//
+// Closed-loop WebSocket clients (one thread and one connection each, one
+// execute in flight per connection) measure executions per second and the
+// p50/p99 latency of an execute round trip, for a trivial run on one and on
+// many connections, and for a run that makes one tool call (answered by the
+// client, as `tool.call` over the same socket).
+//
+//   server_bench [--url ws://HOST:PORT] [--seconds 3] [--many 16] [--workers 2]
+//
+// Without --url it embeds a corral server (2 workers, real `corral worker`
+// processes); with --url it drives any server speaking the protocol (the
+// Node baseline in bench/peers/ws_baseline.js). Results: a table on stderr
+// and one JSON object on stdout. How to read them: BENCHMARKS.md.
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
+#include <boost/url/parse.hpp>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "corral/server.hpp"
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+struct Scenario {
+  std::string name;
+  std::string code;
+  bool tool = false;
+  int connections = 1;
+};
+
+struct Result {
+  std::string name;
+  int connections = 0;
+  std::uint64_t executions = 0;
+  double seconds = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+  std::uint64_t failures = 0;
+};
+
+double quantile(std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = (sorted.size() - 1) * q;
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+// One connection's closed loop until `stop`; samples only after `measure`.
+void drive(const std::string& host, const std::string& port, const Scenario& scenario,
+           const std::atomic<bool>& measure, const std::atomic<bool>& stop,
+           std::vector<double>& samples, std::uint64_t& failures) {
+  asio::io_context ioc;
+  websocket::stream<tcp::socket> ws(ioc);
+  tcp::resolver resolver(ioc);
+  asio::connect(ws.next_layer(), resolver.resolve(host, port));
+  ws.next_layer().set_option(tcp::no_delay(true));
+  ws.handshake(host, "/");
+  ws.text(true);
+  json::object params{{"code", scenario.code}};
+  if (scenario.tool) params["tools"] = json::array{json::object{{"name", "echo"}}};
+  beast::flat_buffer buffer;
+  std::int64_t id = 0;
+  while (!stop.load(std::memory_order_relaxed)) {
+    const bool counted = measure.load(std::memory_order_relaxed);
+    const auto started = Clock::now();
+    ws.write(asio::buffer(json::serialize(json::object{
+        {"jsonrpc", "2.0"}, {"id", ++id}, {"method", "execute"}, {"params", params}})));
+    while (true) {
+      buffer.clear();
+      ws.read(buffer);
+      json::value message = json::parse(beast::buffers_to_string(buffer.data()));
+      json::object& object = message.as_object();
+      if (const json::value* method = object.if_contains("method")) {
+        if (*method == "tool.call") {
+          ws.write(asio::buffer(
+              json::serialize(json::object{{"jsonrpc", "2.0"},
+                                           {"id", object.at("id")},
+                                           {"result", object.at("params").at("input")}})));
+        }
+        continue;
+      }
+      if (object.at("id").as_int64() != id) continue;
+      const bool ok = object.contains("result") && object.at("result").at("ok").as_bool();
+      if (counted) {
+        if (ok) {
+          samples.push_back(
+              std::chrono::duration<double, std::micro>(Clock::now() - started).count());
+        } else {
+          ++failures;
+        }
+      }
+      break;
+    }
+  }
+  beast::error_code ignored;
+  ws.close(websocket::close_code::normal, ignored);
+}
+
+Result run(const std::string& host, const std::string& port, const Scenario& scenario,
+           double seconds) {
+  std::atomic<bool> measure{false};
+  std::atomic<bool> stop{false};
+  std::vector<std::vector<double>> samples(scenario.connections);
+  std::vector<std::uint64_t> failures(scenario.connections, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < scenario.connections; ++i) {
+    threads.emplace_back(
+        [&, i] { drive(host, port, scenario, measure, stop, samples[i], failures[i]); });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // warm-up: workers spawn
+  measure = true;
+  const auto started = Clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  measure = false;
+  const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+  stop = true;
+  for (auto& thread : threads) thread.join();
+  Result result{scenario.name, scenario.connections, 0, elapsed, 0, 0, 0};
+  std::vector<double> all;
+  for (int i = 0; i < scenario.connections; ++i) {
+    all.insert(all.end(), samples[i].begin(), samples[i].end());
+    result.failures += failures[i];
+  }
+  std::sort(all.begin(), all.end());
+  result.executions = all.size();
+  result.p50_us = quantile(all, 0.5);
+  result.p99_us = quantile(all, 0.99);
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string url;
+  double seconds = 3;
+  int many = 16;
+  std::size_t workers = 2;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--url") {
+      url = next();
+    } else if (arg == "--seconds") {
+      seconds = std::stod(next());
+    } else if (arg == "--many") {
+      many = std::stoi(next());
+    } else if (arg == "--workers") {
+      workers = std::stoul(next());
+    } else {
+      std::fprintf(stderr, "server_bench: unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
+
+  std::unique_ptr<corral::server::Server> server;
+  std::string host = "127.0.0.1";
+  std::string port;
+  if (url.empty()) {
+    corral::server::Options options;
+    options.pool.worker_command = {CORRAL_BINARY, "worker"};
+    options.pool.max_workers = workers;
+    server = std::make_unique<corral::server::Server>(std::move(options));
+    server->listen();
+    port = std::to_string(server->address().port);
+    url = "ws://127.0.0.1:" + port + " (embedded corral)";
+  } else {
+    auto parsed = boost::urls::parse_uri(url);
+    if (!parsed || !parsed->has_port()) {
+      std::fprintf(stderr, "server_bench: --url must be ws://HOST:PORT\n");
+      return 2;
+    }
+    host = std::string(parsed->host());
+    port = std::string(parsed->port());
+  }
+
+  const std::vector<Scenario> scenarios = {
+      {"trivial", "1 + 1", false, 1},
+      {"trivial", "1 + 1", false, many},
+      {"tool_call", "async () => (await codemode.echo({a: 1})).a", true, 1},
+  };
+  json::array results;
+  std::fprintf(stderr, "server_bench against %s, %.1f s per scenario\n", url.c_str(), seconds);
+  std::fprintf(stderr, "%-10s %5s %12s %10s %10s %8s\n", "scenario", "conns", "exec/s", "p50 us",
+               "p99 us", "failed");
+  for (const Scenario& scenario : scenarios) {
+    Result r = run(host, port, scenario, seconds);
+    const double rate = r.executions / r.seconds;
+    std::fprintf(stderr, "%-10s %5d %12.0f %10.0f %10.0f %8llu\n", r.name.c_str(), r.connections,
+                 rate, r.p50_us, r.p99_us, static_cast<unsigned long long>(r.failures));
+    results.push_back(json::object{{"scenario", r.name},
+                                   {"connections", r.connections},
+                                   {"executions_per_sec", rate},
+                                   {"p50_us", r.p50_us},
+                                   {"p99_us", r.p99_us},
+                                   {"failures", r.failures}});
+  }
+  std::printf("%s\n", json::serialize(json::object{{"url", url}, {"results", results}}).c_str());
+  if (server) server->close();
+  return 0;
+}
