@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <thread>
 
@@ -135,6 +136,21 @@ TEST(Lifecycle, B03_HermeticRandomRestartsInEveryContext) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(sandbox.eval("[Math.random(), Math.random()]").value(), first);
   EXPECT_EQ(sandbox.eval("[Math.random(), Math.random()]").value(), first);
+}
+
+// memory_peak counts what the run holds past its fresh context, whether the
+// run built that context itself (the first run) or found it ready.
+TEST(Lifecycle, B35_MemoryIsCountedPastTheFreshContext) {
+  Sandbox sandbox(quick());
+  const char* code = "const a = []; for (let i = 0; i < 1000; i++) a.push({i}); a.length";
+  const std::uint64_t built_by_the_run = sandbox.eval(code).usage().memory_peak;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::uint64_t found_ready = sandbox.eval(code).usage().memory_peak;
+  EXPECT_GT(built_by_the_run, 0u);
+  EXPECT_LT(built_by_the_run, std::uint64_t{1} << 20);
+  EXPECT_LT(found_ready, std::uint64_t{1} << 20);
+  const auto difference = static_cast<std::int64_t>(built_by_the_run - found_ready);
+  EXPECT_LT(std::abs(difference), std::int64_t{16} << 10);
 }
 
 // No guest JavaScript may run between runs, where no watchdog would stop it.

@@ -354,8 +354,14 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     // The spare the preparer built while we were idle, or a new one.
     FreshContext fresh = std::move(spare_);
     spare_ = FreshContext();
-    if (!fresh.queue && !make_context(fresh) && !run.stopped()) {
-      fail(FailureCode::internal, "V8 could not create a context for the run");
+    if (!fresh.queue) {
+      if (make_context(fresh)) {
+        // Memory is counted past the fresh context, as with a spare.
+        run.heap_baseline = heap_used();
+        run.memory_peak = 0;
+      } else if (!run.stopped()) {
+        fail(FailureCode::internal, "V8 could not create a context for the run");
+      }
     }
     std::unique_ptr<v8::MicrotaskQueue> queue = std::move(fresh.queue);
     v8::Local<v8::Context> context;
