@@ -41,3 +41,16 @@ endif()
 if(CORRAL_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
+
+# mruby 3.1 from Debian's libmruby-dev: a static archive with every gem of
+# Debian's build compiled in; src/sandbox/ruby opens states with the core
+# and an explicit gem list instead of mrb_open().
+find_path(CORRAL_MRUBY_INCLUDE mruby.h PATHS /usr/include NO_DEFAULT_PATH)
+find_library(CORRAL_MRUBY_LIBRARY NAMES libmruby.a PATHS /usr/lib /usr/lib/x86_64-linux-gnu
+             NO_DEFAULT_PATH)
+if(NOT CORRAL_MRUBY_INCLUDE OR NOT CORRAL_MRUBY_LIBRARY)
+  message(FATAL_ERROR "mruby (libmruby-dev 3.1) not found: run scripts/setup first")
+endif()
+add_library(corral_mruby INTERFACE)
+target_include_directories(corral_mruby SYSTEM INTERFACE "${CORRAL_MRUBY_INCLUDE}")
+target_link_libraries(corral_mruby INTERFACE "${CORRAL_MRUBY_LIBRARY}" m)

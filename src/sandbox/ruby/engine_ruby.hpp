@@ -1,0 +1,36 @@
+// src/sandbox/ruby/engine_ruby.hpp: the Engine that runs Ruby guests (mruby).
+//
+// By default each Ruby engine owns a helper process (helper.hpp) and every
+// run executes there, so a run that passes its timeout, or is cancelled, is
+// ended by killing the helper, which is replaced on the next run. A process
+// that cannot fork (a locked-down pool worker) switches the whole process to
+// inline runs with set_ruby_inline(true): guests then run on the caller's
+// thread and only a timeout during a tool wait can be enforced from inside;
+// the process itself must be the bound (the pool kills a worker that misses
+// its deadline).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "corral/sandbox.hpp"
+#include "sandbox/engine.hpp"
+
+namespace corral::sandbox {
+
+// Creates the Ruby engine. Spawns nothing until the first run.
+std::unique_ptr<Engine> make_ruby_engine(const Options& options);
+
+// Makes engines created from now on run Ruby guests inline (see above).
+void set_ruby_inline(bool inline_runs) noexcept;
+
+// The Ruby form of a bound tool path: every segment but the last is a
+// constant (its first letter upper-cased), the last is the method.
+// "KV.get" is `KV.get`, "kv.get" is `Kv.get`; "tools.search.query" and
+// "Tools::Search.query" are `Tools::Search.query`. Throws
+// std::invalid_argument for a path with fewer than two segments or a
+// segment that is not an ASCII identifier.
+std::string ruby_tool_path(std::string_view path);
+
+}  // namespace corral::sandbox

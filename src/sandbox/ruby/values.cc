@@ -1,0 +1,272 @@
+#include "sandbox/ruby/values.hpp"
+
+#include <mruby/array.h>
+#include <mruby/hash.h>
+#include <mruby/string.h>
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <cmath>
+
+namespace corral::sandbox::ruby {
+namespace {
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+void write_string(std::string_view s, std::string& out) {
+  out.push_back('"');
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      default:
+        if (c < 0x20) {
+          static const char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+struct Writer {
+  mrb_state* mrb;
+  std::string& out;
+  std::string& why;
+
+  bool fail(const std::string& path, std::string_view what) {
+    why = path + " " + std::string(what);
+    return false;
+  }
+
+  bool key_text(mrb_value key, std::string_view& text) {
+    if (mrb_string_p(key)) {
+      text = std::string_view(RSTRING_PTR(key), static_cast<std::size_t>(RSTRING_LEN(key)));
+      return true;
+    }
+    if (mrb_symbol_p(key)) {
+      mrb_int len = 0;
+      const char* name = mrb_sym_name_len(mrb, mrb_symbol(key), &len);
+      text = std::string_view(name ? name : "", static_cast<std::size_t>(len));
+      return true;
+    }
+    return false;
+  }
+
+  bool write(mrb_value v, const std::string& path, int depth) {
+    if (depth > kMaxDepth) return fail(path, "nests deeper than 128 levels (or is cyclic)");
+    switch (mrb_type(v)) {
+      case MRB_TT_FALSE:
+        out += mrb_nil_p(v) ? "null" : "false";
+        return true;
+      case MRB_TT_TRUE:
+        out += "true";
+        return true;
+      case MRB_TT_INTEGER: {
+        char buf[32];
+        auto r = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(mrb_integer(v)));
+        out.append(buf, r.ptr);
+        return true;
+      }
+      case MRB_TT_FLOAT: {
+        const double d = mrb_float(v);
+        if (!std::isfinite(d)) return fail(path, "is a Float that is not finite");
+        char buf[64];
+        auto r = std::to_chars(buf, buf + sizeof buf, d);
+        out.append(buf, r.ptr);
+        return true;
+      }
+      case MRB_TT_STRING: {
+        std::string_view s(RSTRING_PTR(v), static_cast<std::size_t>(RSTRING_LEN(v)));
+        if (!valid_utf8(s)) return fail(path, "is a String that is not valid UTF-8");
+        write_string(s, out);
+        return true;
+      }
+      case MRB_TT_SYMBOL: {
+        std::string_view s;
+        key_text(v, s);
+        if (!valid_utf8(s)) return fail(path, "is a Symbol that is not valid UTF-8");
+        write_string(s, out);
+        return true;
+      }
+      case MRB_TT_ARRAY: {
+        out.push_back('[');
+        for (mrb_int i = 0; i < RARRAY_LEN(v); ++i) {
+          if (i > 0) out.push_back(',');
+          if (!write(RARRAY_PTR(v)[i], path + "[" + std::to_string(i) + "]", depth + 1))
+            return false;
+        }
+        out.push_back(']');
+        return true;
+      }
+      case MRB_TT_HASH: {
+        struct Walk {
+          Writer* self;
+          const std::string* path;
+          int depth;
+          bool first = true;
+          bool ok = true;
+        } walk{this, &path, depth};
+        out.push_back('{');
+        mrb_hash_foreach(
+            mrb, mrb_hash_ptr(v),
+            [](mrb_state*, mrb_value key, mrb_value val, void* data) -> int {
+              auto* w = static_cast<Walk*>(data);
+              std::string_view text;
+              if (!w->self->key_text(key, text)) {
+                w->ok = w->self->fail(*w->path, std::string("has a key that is a ") +
+                                                    mrb_obj_classname(w->self->mrb, key) +
+                                                    " (keys must be Strings or Symbols)");
+                return 1;
+              }
+              if (!valid_utf8(text)) {
+                w->ok = w->self->fail(*w->path, "has a key that is not valid UTF-8");
+                return 1;
+              }
+              if (!w->first) w->self->out.push_back(',');
+              w->first = false;
+              write_string(text, w->self->out);
+              w->self->out.push_back(':');
+              std::string child = *w->path + "[";
+              write_string(text, child);
+              child += "]";
+              if (!w->self->write(val, child, w->depth + 1)) {
+                w->ok = false;
+                return 1;
+              }
+              return 0;
+            },
+            &walk);
+        if (!walk.ok) return false;
+        out.push_back('}');
+        return true;
+      }
+      default:
+        return fail(path, std::string("is a ") + mrb_obj_classname(mrb, v));
+    }
+  }
+};
+
+mrb_value build(mrb_state* mrb, const boost::json::value& v) {
+  switch (v.kind()) {
+    case boost::json::kind::null:
+      return mrb_nil_value();
+    case boost::json::kind::bool_:
+      return mrb_bool_value(v.get_bool());
+    case boost::json::kind::int64:
+      return mrb_int_value(mrb, static_cast<mrb_int>(v.get_int64()));
+    case boost::json::kind::uint64: {
+      const std::uint64_t u = v.get_uint64();
+      if (u <= static_cast<std::uint64_t>(MRB_INT_MAX))
+        return mrb_int_value(mrb, static_cast<mrb_int>(u));
+      return mrb_float_value(mrb, static_cast<mrb_float>(u));
+    }
+    case boost::json::kind::double_:
+      return mrb_float_value(mrb, v.get_double());
+    case boost::json::kind::string: {
+      const auto& s = v.get_string();
+      return mrb_str_new(mrb, s.data(), s.size());
+    }
+    case boost::json::kind::array: {
+      const auto& a = v.get_array();
+      mrb_value ary = mrb_ary_new_capa(mrb, static_cast<mrb_int>(a.size()));
+      const int ai = mrb_gc_arena_save(mrb);
+      for (const auto& e : a) {
+        mrb_ary_push(mrb, ary, build(mrb, e));
+        mrb_gc_arena_restore(mrb, ai);
+      }
+      return ary;
+    }
+    case boost::json::kind::object: {
+      const auto& o = v.get_object();
+      mrb_value hash = mrb_hash_new_capa(mrb, static_cast<mrb_int>(o.size()));
+      const int ai = mrb_gc_arena_save(mrb);
+      for (const auto& e : o) {
+        mrb_value key = mrb_str_new(mrb, e.key().data(), e.key().size());
+        mrb_hash_set(mrb, hash, key, build(mrb, e.value()));
+        mrb_gc_arena_restore(mrb, ai);
+      }
+      return hash;
+    }
+  }
+  return mrb_nil_value();
+}
+
+}  // namespace
+
+bool to_json(mrb_state* mrb, mrb_value value, std::string& out, std::string& why,
+             std::string_view root) {
+  Writer writer{mrb, out, why};
+  return writer.write(value, std::string(root), 0);
+}
+
+bool from_json(mrb_state* mrb, std::string_view text, mrb_value& out) {
+  out = mrb_nil_value();
+  boost::json::parse_options options;
+  options.max_depth = 1024;
+  boost::json::error_code ec;
+  boost::json::value parsed = boost::json::parse(text, ec, {}, options);
+  if (ec) return false;
+  out = build(mrb, parsed);
+  return true;
+}
+
+}  // namespace corral::sandbox::ruby

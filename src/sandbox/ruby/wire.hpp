@@ -1,0 +1,150 @@
+// src/sandbox/ruby/wire.hpp: the frames between a Ruby engine and its helper
+// process.
+//
+// A frame is a 4-byte little-endian length, then that many bytes: a one-byte
+// type and its fields. Integers are little-endian, strings are a 4-byte
+// length and their bytes. Both sides refuse a frame past kMaxFrame before
+// buffering it. Host -> helper:
+//   setup  {u8 profile, u64 memory_limit|kNone, u64 stdout_limit|kNone,
+//           u64 stderr_limit|kNone, u64 max_tool_calls|kNone,
+//           u32 tools, str path.., u32 snippets, (str name, str code)..}
+//   run    {u8 kind, str code, str entrypoint, str args_json}
+//   answer {u8 ok, str payload}           JSON text, or an error message
+// Helper -> host:
+//   out    {u8 channel, str bytes}        already capped by the helper
+//   call   {u32 tool, str args_json}
+//   done   {u8 code|kNoFailure, str message, str value, f64 cpu, u8 discard}
+// The helper's counters (memory peak, bytes offered, tool calls) live in a
+// shared page (Counters) so that the host can read them after killing it.
+//
+// Nothing here throws or locks: the helper process is a fork of a
+// multi-threaded host and may use only what is safe after fork().
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace corral::sandbox::ruby {
+
+inline constexpr std::uint64_t kNone = ~std::uint64_t{0};
+inline constexpr std::uint8_t kNoFailure = 0xFF;
+inline constexpr std::size_t kMaxFrame = std::size_t{256} << 20;
+
+enum class Frame : std::uint8_t { setup = 1, run, answer, out, call, done };
+
+// Counters: one shared page per helper, written by the helper during a run
+// and read by the host at its end, whichever way it ended.
+struct Counters {
+  std::atomic<std::uint64_t> memory_peak{0};
+  std::atomic<std::uint64_t> offered_stdout{0};
+  std::atomic<std::uint64_t> offered_stderr{0};
+  std::atomic<std::uint64_t> tool_calls{0};
+  std::atomic<std::uint32_t> stdout_truncated{0};
+  std::atomic<std::uint32_t> stderr_truncated{0};
+  std::atomic<std::uint64_t> cpu_ns_at_start{0};
+
+  void reset() {
+    memory_peak = 0;
+    offered_stdout = 0;
+    offered_stderr = 0;
+    tool_calls = 0;
+    stdout_truncated = 0;
+    stderr_truncated = 0;
+  }
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+// Writer: builds one frame.
+class Writer {
+ public:
+  explicit Writer(Frame type) {
+    bytes_.assign(4, '\0');
+    u8(static_cast<std::uint8_t>(type));
+  }
+  Writer& u8(std::uint8_t v) {
+    bytes_.push_back(static_cast<char>(v));
+    return *this;
+  }
+  Writer& u32(std::uint32_t v) { return raw(&v, sizeof v); }
+  Writer& u64(std::uint64_t v) { return raw(&v, sizeof v); }
+  Writer& f64(double v) { return raw(&v, sizeof v); }
+  Writer& str(std::string_view s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    bytes_.append(s.data(), s.size());
+    return *this;
+  }
+  // The finished frame, length filled in.
+  std::string& finish() {
+    const auto length = static_cast<std::uint32_t>(bytes_.size() - 4);
+    std::memcpy(bytes_.data(), &length, 4);
+    return bytes_;
+  }
+
+ private:
+  Writer& raw(const void* p, std::size_t n) {
+    bytes_.append(static_cast<const char*>(p), n);
+    return *this;
+  }
+  std::string bytes_;
+};
+
+// Reader: reads the fields of one frame body; any read past the end turns
+// ok() false and yields zeros.
+class Reader {
+ public:
+  explicit Reader(std::string_view body) : rest_(body) {}
+  bool ok() const noexcept { return ok_; }
+  bool at_end() const noexcept { return rest_.empty(); }
+  std::uint8_t u8() {
+    std::uint8_t v = 0;
+    raw(&v, sizeof v);
+    return v;
+  }
+  std::uint32_t u32() {
+    std::uint32_t v = 0;
+    raw(&v, sizeof v);
+    return v;
+  }
+  std::uint64_t u64() {
+    std::uint64_t v = 0;
+    raw(&v, sizeof v);
+    return v;
+  }
+  double f64() {
+    double v = 0;
+    raw(&v, sizeof v);
+    return v;
+  }
+  std::string_view str() {
+    const std::uint32_t n = u32();
+    if (!ok_ || n > rest_.size()) {
+      ok_ = false;
+      return {};
+    }
+    std::string_view s = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return s;
+  }
+
+ private:
+  void raw(void* p, std::size_t n) {
+    if (!ok_ || rest_.size() < n) {
+      ok_ = false;
+      return;
+    }
+    std::memcpy(p, rest_.data(), n);
+    rest_.remove_prefix(n);
+  }
+  std::string_view rest_;
+  bool ok_ = true;
+};
+
+// Blocking I/O on a stream socket, EINTR-safe. write_all never raises
+// SIGPIPE. read_frame returns false on EOF, error or an oversized frame.
+bool write_all(int fd, std::string_view bytes) noexcept;
+bool read_frame(int fd, std::string& body) noexcept;
+
+}  // namespace corral::sandbox::ruby
