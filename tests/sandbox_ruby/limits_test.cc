@@ -1,0 +1,167 @@
+// Ruby guests: timeout, memory limit, output caps, usage on every outcome,
+// the hermetic profile.
+#include <thread>
+
+#include "sandbox_ruby/test_util.hpp"
+
+namespace corral::sandbox::testing {
+namespace {
+
+Options short_timeout() {
+  Options options = ruby_options();
+  options.timeout = std::chrono::milliseconds(300);
+  return options;
+}
+
+TEST(RubyTimeout, E19_StopsLoopAndTheSandboxStaysUsable) {
+  RubySandbox sandbox(short_timeout());
+  auto caught =
+      expect_failure(FailureCode::timeout, [&] { sandbox.eval("puts 'before'\nloop {}"); });
+  EXPECT_EQ(caught.execution->stdout_text(), "before\n");
+  EXPECT_GE(caught.execution->usage().wall_time, 0.3);
+  EXPECT_TRUE(sandbox.last_run_trapped());
+  EXPECT_EQ(sandbox.eval("1 + 1").value(), "2");
+}
+
+TEST(RubyTimeout, E19_StopsWhileTrueAndRescueEverything) {
+  RubySandbox sandbox(short_timeout());
+  expect_failure(FailureCode::timeout, [&] { sandbox.eval("while true; end"); });
+  expect_failure(FailureCode::timeout, [&] {
+    sandbox.eval("begin; loop {}; rescue Exception; retry; ensure; loop {}; end");
+  });
+}
+
+TEST(RubyTimeout, E19_ToolTimeCountsAndAnAsyncWaitEndsAtTheDeadline) {
+  RubySandbox sandbox(short_timeout());
+  std::vector<ToolReply> never;
+  sandbox.bind_async("Slow.never", [&](std::string, ToolReply reply) { never.push_back(reply); });
+  expect_failure(FailureCode::timeout, [&] { sandbox.eval("Slow.never"); });
+  EXPECT_FALSE(never.at(0).resolve("1"));  // refused: the run is over
+}
+
+TEST(RubyTimeout, CancelStopsARunFromAnotherThread) {
+  Options options = ruby_options();
+  options.timeout = std::nullopt;
+  RubySandbox sandbox(options);
+  std::atomic<bool> started{false};
+  sandbox.bind("Sig.started", [&](std::string_view) {
+    started = true;
+    return std::string("null");
+  });
+  std::thread canceller([&] {
+    while (!started) std::this_thread::yield();
+    sandbox.cancel();
+  });
+  expect_failure(FailureCode::cancelled, [&] { sandbox.eval("Sig.started; loop {}"); });
+  canceller.join();
+  EXPECT_EQ(sandbox.eval(":after").value(), "\"after\"");
+}
+
+Options small_memory() {
+  Options options = ruby_options();
+  options.memory_limit = std::uint64_t{8} << 20;
+  return options;
+}
+
+// `gradual`: the run grew step by step, so its peak came close to the limit
+// (one huge request is refused before anything is held).
+void expect_memory_limit(RubySandbox& sandbox, const char* code, bool gradual = true) {
+  SCOPED_TRACE(code);
+  auto caught = expect_failure(FailureCode::memory_limit, [&] { sandbox.eval(code); });
+  ASSERT_TRUE(caught.execution);
+  EXPECT_LE(caught.execution->usage().memory_peak, std::uint64_t{8} << 20);
+  if (gradual) {
+    EXPECT_GT(caught.execution->usage().memory_peak, std::uint64_t{4} << 20);
+  }
+  EXPECT_EQ(sandbox.eval("[1, 2].inject(:+)").value(), "3");
+}
+
+TEST(RubyMemory, E20_ArraysStringsAndHashes) {
+  RubySandbox sandbox(small_memory());
+  expect_memory_limit(sandbox, "a = []; loop { a << 'x' * 100 }");
+  expect_memory_limit(sandbox, "s = 'x'; loop { s += s }");
+  expect_memory_limit(sandbox, "h = {}; i = 0; loop { h[i] = [i]; i += 1 }");
+  expect_memory_limit(sandbox, "Array.new(100_000_000, 0)", false);
+  expect_memory_limit(sandbox, "'x' * 500_000_000", false);
+}
+
+TEST(RubyMemory, E20_RescuingNoMemoryErrorDoesNotHelp) {
+  RubySandbox sandbox(small_memory());
+  expect_memory_limit(sandbox,
+                      "a = []; loop { begin; a << 'y' * 10_000; rescue Exception; retry; end }");
+}
+
+TEST(RubyMemory, B35_UsageIsPopulatedOnEveryOutcome) {
+  RubySandbox sandbox(ruby_options());
+  Execution ok = sandbox.eval("a = Array.new(10_000) { |i| i.to_s }; puts 'x'; a.size");
+  EXPECT_GT(ok.usage().memory_peak, 100'000u);
+  EXPECT_GT(ok.usage().wall_time, 0);
+  EXPECT_EQ(ok.usage().output_bytes, 2u);
+  auto failed =
+      expect_failure(FailureCode::guest_error, [&] { sandbox.eval("puts 'y'; raise 'x'"); });
+  EXPECT_EQ(failed.execution->stdout_text(), "y\n");
+  EXPECT_TRUE(failed.execution->failed());
+  EXPECT_EQ(failed.execution->value(), "null");
+  EXPECT_GT(failed.execution->usage().wall_time, 0);
+}
+
+TEST(RubyOutput, B04_OutputCapTruncatesWithoutFailing) {
+  Options options = ruby_options();
+  options.stdout_limit = 10;
+  options.stderr_limit = 4;
+  RubySandbox sandbox(options);
+  Execution e = sandbox.eval("20.times { puts 'abcdef' }; $stderr.print 'é' * 10; :done");
+  EXPECT_EQ(e.value(), "\"done\"");
+  EXPECT_EQ(e.stdout_text(), "abcdef\nabc");
+  EXPECT_TRUE(e.stdout_truncated());
+  EXPECT_EQ(e.stderr_text(), "éé");  // never half a character
+  EXPECT_TRUE(e.stderr_truncated());
+  EXPECT_EQ(e.usage().output_bytes, 140u + 20u);
+}
+
+TEST(RubyOutput, B05_ARunThatWroteNothingHasEmptyOutput) {
+  RubySandbox sandbox(ruby_options());
+  Execution e = sandbox.eval("1");
+  EXPECT_EQ(e.stdout_text(), "");
+  EXPECT_EQ(e.stderr_text(), "");
+  EXPECT_FALSE(e.stdout_truncated());
+  EXPECT_FALSE(e.stderr_truncated());
+}
+
+TEST(RubyOutput, B04_OutputIsKeptOnTraps) {
+  Options options = small_memory();
+  options.timeout = std::chrono::milliseconds(300);
+  RubySandbox sandbox(options);
+  auto timed_out =
+      expect_failure(FailureCode::timeout, [&] { sandbox.eval("print 'a'; loop {}"); });
+  EXPECT_EQ(timed_out.execution->stdout_text(), "a");
+  auto memory = expect_failure(FailureCode::memory_limit, [&] {
+    sandbox.eval("$stderr.print 'b'; s = 'x'; loop { s += s }");
+  });
+  EXPECT_EQ(memory.execution->stderr_text(), "b");
+}
+
+TEST(RubyProfile, B45_HermeticFreezesTheClockAndRandomness) {
+  RubySandbox sandbox(ruby_options());
+  const std::string code =
+      "[Time.now.to_i, Time.new.to_i, rand(1000), Random.rand(1000), "
+      "Random.new.rand(1000), [1, 2, 3, 4, 5].shuffle]";
+  const std::string first = sandbox.eval(code).value();
+  EXPECT_EQ(first.substr(0, 5), "[0,0,");
+  EXPECT_EQ(sandbox.eval(code).value(), first);
+  RubySandbox other(ruby_options());
+  EXPECT_EQ(other.eval(code).value(), first);
+}
+
+TEST(RubyProfile, B54_PermissiveHasRealTimeAndEval) {
+  Options options = ruby_options();
+  options.profile = Profile::permissive;
+  RubySandbox sandbox(options);
+  EXPECT_EQ(sandbox.eval("Time.now.to_i > 1_700_000_000").value(), "true");
+  EXPECT_EQ(sandbox.eval("eval('1 + 2')").value(), "3");
+  RubySandbox hermetic(ruby_options());
+  expect_failure(FailureCode::guest_error, [&] { hermetic.eval("eval('1 + 2')"); });
+}
+
+}  // namespace
+}  // namespace corral::sandbox::testing
