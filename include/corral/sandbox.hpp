@@ -51,6 +51,20 @@ enum class Profile { hermetic, permissive };
 Profile parse_profile(std::string_view text);
 std::string_view to_string(Profile profile) noexcept;
 
+// Language: what the guest code of a Sandbox is written in.
+//   javascript: V8 (the default).
+//   ruby:       mruby 3.1, run in a helper process the Sandbox owns, so that
+//               the timeout holds although mruby has no interrupt hook
+//               (docs/ruby.md). Tool paths are Ruby constants with a method:
+//               "KV.get", "Tools::Search.query" ("tools.search.query" binds
+//               the same).
+enum class Language { javascript, ruby };
+
+// Parses "javascript" / "ruby"; throws std::invalid_argument naming
+// "language" for anything else.
+Language parse_language(std::string_view text);
+std::string_view to_string(Language language) noexcept;
+
 // Options: the per-run bounds. Every cap accepts std::nullopt ("none").
 struct Options {
   // Absolute wall-clock time from run entry; time spent in tools counts.
@@ -65,6 +79,8 @@ struct Options {
   // Tool calls a run may make; the call past it fails the run with tool_error.
   std::optional<std::uint64_t> max_tool_calls = 10'000;
   Profile profile = Profile::hermetic;
+  // The guest language; fixed for the Sandbox's life.
+  Language language = Language::javascript;
 };
 
 // Throws std::invalid_argument naming the first bad option (zero, negative,

@@ -674,6 +674,7 @@ bool Guest::open(std::unique_ptr<State>& out, std::string& error) {
 }
 
 void Guest::prepare() {
+  used_.reset();
   if (next_) return;
   std::string error;
   open(next_, error);
@@ -732,6 +733,7 @@ GuestResult Guest::run(const GuestRequest& request) {
   stop_code_ = kNoFailure;
   stop_message_.clear();
   std::string error;
+  used_.reset();
   if (!next_ && !open(next_, error)) {
     result.code = static_cast<std::uint8_t>(FailureCode::internal);
     result.message = error;
@@ -753,12 +755,17 @@ GuestResult Guest::run(const GuestRequest& request) {
     stopped.code = stop_code_;
     stopped.message = stop_message_;
     stopped.discard = true;
-    (void)state.release();
+    // Kept reachable (a helper exits right after; an inline engine's
+    // process is retired by its owner's memory bound).
+    static std::vector<std::unique_ptr<State>>* abandoned =
+        new std::vector<std::unique_ptr<State>>();
+    abandoned->push_back(std::move(state));
     return stopped;
   }
   state->heap.armed = false;
   running_ = nullptr;
-  state.reset();
+  // Closed by the next prepare(), after the result has been sent.
+  used_ = std::move(state);
   return result;
 }
 

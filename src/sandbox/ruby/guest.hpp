@@ -74,7 +74,7 @@ class Guest {
   Guest(const Guest&) = delete;
   Guest& operator=(const Guest&) = delete;
 
-  // Opens the next run's state now, if none is open.
+  // Closes the last run's state and opens the next run's, if none is open.
   void prepare();
   // Runs one request in a fresh state, then drops that state.
   GuestResult run(const GuestRequest& request);
@@ -95,7 +95,8 @@ class Guest {
   GuestSetup setup_;
   GuestHost& host_;
   Counters& counters_;
-  std::unique_ptr<State> next_;
+  std::unique_ptr<State> next_;  // the next run's state, opened ahead
+  std::unique_ptr<State> used_;  // the last run's, closed by prepare()
   State* running_ = nullptr;
   std::jmp_buf stop_jump_;
   std::uint8_t stop_code_ = kNoFailure;
