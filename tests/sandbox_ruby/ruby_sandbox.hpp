@@ -20,13 +20,13 @@ class RubySandbox {
   }
   RubySandbox& bind(std::string path, SyncTool tool) {
     if (sealed_) throw std::invalid_argument("bind after the first run");
-    ruby_tool_path(path);
+    check(path);
     registry_.tools.push_back(ToolEntry{std::move(path), std::move(tool), nullptr});
     return *this;
   }
   RubySandbox& bind_async(std::string path, AsyncTool tool) {
     if (sealed_) throw std::invalid_argument("bind after the first run");
-    ruby_tool_path(path);
+    check(path);
     registry_.tools.push_back(ToolEntry{std::move(path), nullptr, std::move(tool)});
     return *this;
   }
@@ -44,6 +44,11 @@ class RubySandbox {
   bool last_run_trapped() const { return trapped_; }
 
  private:
+  void check(const std::string& path) {
+    std::vector<std::string> bound;
+    for (const ToolEntry& tool : registry_.tools) bound.push_back(tool.path);
+    check_ruby_tool_path(path, bound);
+  }
   Execution go(RunRequest::Kind kind, std::string_view code, std::string_view entry,
                std::string_view args) {
     sealed_ = true;

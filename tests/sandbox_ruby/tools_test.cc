@@ -30,6 +30,28 @@ TEST(RubyTools, E16_BadPathsAreRefusedAtBind) {
   EXPECT_EQ(ruby_tool_path("Tools::Search.query"), "Tools::Search.query");
 }
 
+TEST(RubyTools, B11_OverlappingPathsAndRubyConstantsAreRefused) {
+  RubySandbox sandbox(ruby_options());
+  auto tool = [](std::string_view) { return std::string("1"); };
+  sandbox.bind("Tools::Search.query", tool);
+  EXPECT_THROW(sandbox.bind("Tools::Search.query", tool), std::invalid_argument);
+  EXPECT_THROW(sandbox.bind("tools.search.query", tool), std::invalid_argument);
+  sandbox.bind("Tools::Search.other", tool);  // a sibling is fine
+  sandbox.bind("Tools::Fetch.get", tool);
+  // A method and a constant of the same name are different things in Ruby.
+  sandbox.bind("Tools.search", tool);
+  sandbox.bind("Tools::Search::Query.deeper", tool);
+  for (const char* path :
+       {"String.x", "Math.pi", "Kernel.system", "Corral.x", "File.read", "Object.x"}) {
+    EXPECT_THROW(sandbox.bind(path, tool), std::invalid_argument) << path;
+  }
+  EXPECT_EQ(sandbox
+                .eval("[Tools::Search.other, Tools::Fetch.get, Tools.search, "
+                      "Tools::Search::Query.deeper]")
+                .value(),
+            "[1,1,1,1]");
+}
+
 TEST(RubyTools, B09_SharedPrefixIsOneModuleAndSandboxesAreIsolated) {
   RubySandbox a(ruby_options());
   a.bind("KV.get", [](std::string_view) { return std::string("1"); });

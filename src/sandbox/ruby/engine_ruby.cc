@@ -568,4 +568,117 @@ std::string ruby_tool_path(std::string_view path) {
   return ruby;
 }
 
+namespace {
+
+// Top-level constants of a guest's state before any tool is bound.
+constexpr std::string_view kRubyConstants[] = {"ArgumentError",
+                                               "Array",
+                                               "BasicObject",
+                                               "Class",
+                                               "Comparable",
+                                               "Complex",
+                                               "Corral",
+                                               "Data",
+                                               "Dir",
+                                               "Enumerable",
+                                               "Enumerator",
+                                               "ENV",
+                                               "Exception",
+                                               "FalseClass",
+                                               "Fiber",
+                                               "FiberError",
+                                               "File",
+                                               "Float",
+                                               "FloatDomainError",
+                                               "FrozenError",
+                                               "GC",
+                                               "Hash",
+                                               "IndexError",
+                                               "Integer",
+                                               "IO",
+                                               "KeyError",
+                                               "Kernel",
+                                               "LocalJumpError",
+                                               "Math",
+                                               "Method",
+                                               "Module",
+                                               "NameError",
+                                               "NilClass",
+                                               "NoMemoryError",
+                                               "NoMethodError",
+                                               "NotImplementedError",
+                                               "Numeric",
+                                               "Object",
+                                               "ObjectSpace",
+                                               "Proc",
+                                               "Process",
+                                               "Random",
+                                               "Range",
+                                               "RangeError",
+                                               "Rational",
+                                               "RegexpError",
+                                               "RuntimeError",
+                                               "ScriptError",
+                                               "SecurityError",
+                                               "Socket",
+                                               "StandardError",
+                                               "StopIteration",
+                                               "String",
+                                               "Struct",
+                                               "Symbol",
+                                               "SyntaxError",
+                                               "SystemStackError",
+                                               "Time",
+                                               "TrueClass",
+                                               "TypeError",
+                                               "UnboundMethod",
+                                               "ZeroDivisionError",
+                                               "STDOUT",
+                                               "STDERR",
+                                               "RUBY_VERSION",
+                                               "RUBY_ENGINE",
+                                               "MRUBY_VERSION"};
+
+// "Tools::Search.query" -> "Tools.Search.query", for overlap checks.
+std::string dotted(const std::string& ruby) {
+  std::string out;
+  for (std::size_t i = 0; i < ruby.size(); ++i) {
+    if (ruby.compare(i, 2, "::") == 0) {
+      out.push_back('.');
+      ++i;
+    } else {
+      out.push_back(ruby[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_ruby_tool_path(std::string_view path, const std::vector<std::string>& bound) {
+  const std::string ruby = dotted(ruby_tool_path(path));
+  const std::string_view first = std::string_view(ruby).substr(0, ruby.find('.'));
+  for (std::string_view reserved : kRubyConstants) {
+    if (first == reserved) {
+      throw std::invalid_argument("bind: \"" + std::string(path) +
+                                  "\" would reopen the Ruby constant " + std::string(reserved));
+    }
+  }
+  for (const std::string& other_path : bound) {
+    std::string other;
+    try {
+      other = dotted(ruby_tool_path(other_path));
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    const std::string& shorter = other.size() < ruby.size() ? other : ruby;
+    const std::string& longer = other.size() < ruby.size() ? ruby : other;
+    if (shorter == longer ||
+        (longer.compare(0, shorter.size(), shorter) == 0 && longer[shorter.size()] == '.')) {
+      throw std::invalid_argument("bind: \"" + std::string(path) +
+                                  "\" collides with the bound path \"" + other_path + "\"");
+    }
+  }
+}
+
 }  // namespace corral::sandbox

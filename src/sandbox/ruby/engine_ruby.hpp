@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "corral/sandbox.hpp"
 #include "sandbox/engine.hpp"
@@ -32,5 +33,12 @@ void set_ruby_inline(bool inline_runs) noexcept;
 // std::invalid_argument for a path with fewer than two segments or a
 // segment that is not an ASCII identifier.
 std::string ruby_tool_path(std::string_view path);
+
+// Checks a path Sandbox::bind is given for a Ruby sandbox against the paths
+// already bound: a Ruby tool path (above) whose first constant is not one
+// Ruby or corral defines (String, Math, Kernel, Corral, ...) and that is not
+// bound already (in either spelling). Throws std::invalid_argument naming
+// the problem.
+void check_ruby_tool_path(std::string_view path, const std::vector<std::string>& bound);
 
 }  // namespace corral::sandbox

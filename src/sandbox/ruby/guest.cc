@@ -314,6 +314,7 @@ bool split_path(const std::string& path, std::vector<std::string>& constants, st
 struct SetupContext {
   Guest* guest;
   std::string* error;
+  std::vector<RObject*> created;  // the modules the tool paths made
 };
 
 mrb_value setup_state(mrb_state* mrb, void* data) {
@@ -341,13 +342,16 @@ mrb_value setup_state(mrb_state* mrb, void* data) {
       mrb_value outer_value = mrb_obj_value(outer);
       if (mrb_const_defined_at(mrb, outer_value, sym)) {
         mrb_value existing = mrb_const_get(mrb, outer_value, sym);
-        if (mrb_type(existing) != MRB_TT_MODULE) {
+        const bool ours = std::find(ctx->created.begin(), ctx->created.end(),
+                                    mrb_obj_ptr(existing)) != ctx->created.end();
+        if (!ours || mrb_type(existing) != MRB_TT_MODULE) {
           *ctx->error = "tool path " + setup.tools[i] + " would shadow the Ruby constant " + name;
           return mrb_nil_value();
         }
         outer = mrb_class_ptr(existing);
       } else {
         outer = mrb_define_module_under_id(mrb, outer, sym);
+        ctx->created.push_back(reinterpret_cast<RObject*>(outer));
         mrb_define_singleton_method(mrb, reinterpret_cast<RObject*>(outer), "method_missing",
                                     missing_tool_method, MRB_ARGS_ANY());
       }
@@ -657,7 +661,7 @@ bool Guest::open(std::unique_ptr<State>& out, std::string& error) {
   }
   state->mrb = mrb;
   mrb->ud = this;
-  SetupContext ctx{this, &error};
+  SetupContext ctx{this, &error, {}};
   mrb_bool failed = FALSE;
   mrb_value exc = mrb_protect_error(mrb, setup_state, &ctx, &failed);
   if (failed || mrb->exc) {
@@ -735,7 +739,8 @@ GuestResult Guest::run(const GuestRequest& request) {
   std::string error;
   used_.reset();
   if (!next_ && !open(next_, error)) {
-    result.code = static_cast<std::uint8_t>(FailureCode::internal);
+    result.code = static_cast<std::uint8_t>(
+        error.rfind("tool path", 0) == 0 ? FailureCode::invalid_request : FailureCode::internal);
     result.message = error;
     return result;
   }

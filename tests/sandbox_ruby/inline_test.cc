@@ -1,0 +1,49 @@
+// Ruby guests run inline (how a locked-down pool worker runs them).
+#include "sandbox_ruby/test_util.hpp"
+
+namespace corral::sandbox::testing {
+namespace {
+
+// Engines created while this lives run inline.
+struct InlineScope {
+  InlineScope() { set_ruby_inline(true); }
+  ~InlineScope() { set_ruby_inline(false); }
+};
+
+TEST(RubyInline, RunsToolsSnippetsAndLimitsWithoutAHelper) {
+  Options options = ruby_options();
+  options.memory_limit = std::uint64_t{8} << 20;
+  std::unique_ptr<RubySandbox> sandbox;
+  {
+    InlineScope scope;
+    sandbox = std::make_unique<RubySandbox>(options);
+  }
+  sandbox->bind("KV.get", [](std::string_view args) { return std::string(args); });
+  sandbox->preload("Lib", "def twice(x) = x * 2");
+  Execution e = sandbox->eval("puts 'hi'; twice(KV.get(21))");
+  EXPECT_EQ(e.value(), "42");
+  EXPECT_EQ(e.stdout_text(), "hi\n");
+  auto caught =
+      expect_failure(FailureCode::memory_limit, [&] { sandbox->eval("s = 'x'; loop { s += s }"); });
+  EXPECT_LE(caught.execution->usage().memory_peak, std::uint64_t{8} << 20);
+  expect_failure(FailureCode::guest_error, [&] { sandbox->eval("raise 'x'"); });
+  EXPECT_EQ(sandbox->eval("$x.nil?").value(), "true");
+}
+
+TEST(RubyInline, AnAsyncToolWaitEndsAtTheDeadline) {
+  Options options = ruby_options();
+  options.timeout = std::chrono::milliseconds(200);
+  std::unique_ptr<RubySandbox> sandbox;
+  {
+    InlineScope scope;
+    sandbox = std::make_unique<RubySandbox>(options);
+  }
+  std::vector<ToolReply> replies;
+  sandbox->bind_async("Slow.never",
+                      [&](std::string, ToolReply reply) { replies.push_back(reply); });
+  expect_failure(FailureCode::timeout, [&] { sandbox->eval("Slow.never"); });
+  EXPECT_EQ(sandbox->eval("1").value(), "1");
+}
+
+}  // namespace
+}  // namespace corral::sandbox::testing
