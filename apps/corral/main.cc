@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   corral::app::add_exec_command(app, action);
   corral::app::add_worker_command(app, action);
   corral::app::add_daemon_commands(app, action);
+  corral::app::add_mcp_command(app, action);
 
   try {
     app.parse(argc, argv);

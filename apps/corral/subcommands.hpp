@@ -36,6 +36,9 @@ inline constexpr int kExitCannotSandbox = 5;
 // `corral exec --server URL FILE`: run a script on an executor server.
 void add_exec_command(CLI::App& app, Action& action);
 
+// `corral mcp`: an MCP server on stdin/stdout.
+void add_mcp_command(CLI::App& app, Action& action);
+
 // `corral worker`: the hardened process a worker pool spawns (hidden).
 void add_worker_command(CLI::App& app, Action& action);
 

@@ -68,6 +68,19 @@ struct ArgSpec {
   bool variadic = false;  // last only: takes the rest
 };
 
+// Annotations: hints about a command that a host may publish with its
+// operation (MCP tool annotations). corral never acts on them; unset means
+// the host's default.
+struct Annotations {
+  std::string title;
+  std::optional<bool> read_only;    // readOnlyHint
+  std::optional<bool> destructive;  // destructiveHint
+  std::optional<bool> idempotent;   // idempotentHint
+  std::optional<bool> open_world;   // openWorldHint
+
+  friend bool operator==(const Annotations&, const Annotations&) = default;
+};
+
 // CommandSpec: one command in the tree.
 struct CommandSpec {
   std::string name;
@@ -81,6 +94,7 @@ struct CommandSpec {
   std::vector<FlagSpec> persistent_flags;     // local, and inherited by descendants
   std::optional<std::vector<ArgSpec>> args;   // nullopt: any number of positionals
   std::vector<CommandSpec> commands;
+  Annotations annotations;  // published with the operation, never inherited
 };
 
 // CommandTree: a program and its commands.
@@ -125,6 +139,7 @@ struct Operation {
   std::vector<std::string> command_path;  // below the root
   std::string input_schema;               // JSON Schema (text)
   std::string output_schema;              // JSON Schema (text)
+  Annotations annotations;                // from the command's spec
 };
 
 // Binding: a frozen snapshot of a tree's operations plus the Supervisor that

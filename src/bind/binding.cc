@@ -345,6 +345,7 @@ class Binding::Impl {
     b.operation.command_path = path;
     b.operation.input_schema = json::serialize(input);
     b.operation.output_schema = output_schema();
+    b.operation.annotations = spec.annotations;
     bound_.push_back(std::move(b));
   }
 

@@ -150,8 +150,8 @@ std::vector<FlagSpec> read_flags(const Reader& r, const char* key) {
 }
 
 const std::set<std::string> kCommandKeys = {
-    "name",  "description", "runnable", "hidden",           "deprecated",    "omit",
-    "flags", "args",        "commands", "persistent_flags", "operation_name"};
+    "name",  "description", "runnable", "hidden",           "deprecated",     "omit",
+    "flags", "args",        "commands", "persistent_flags", "operation_name", "annotations"};
 
 void read_command_body(const Reader& r, CommandSpec& spec) {
   spec.description = r.string("description");
@@ -161,6 +161,19 @@ void read_command_body(const Reader& r, CommandSpec& spec) {
   }
   spec.omit = r.boolean("omit");
   if (r.get("operation_name")) spec.operation_name = r.string("operation_name");
+  if (const json::value* a = r.get("annotations"); a != nullptr && !a->is_null()) {
+    Reader n(*a, r.where() + ".annotations",
+             {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"});
+    spec.annotations.title = n.string("title");
+    auto hint = [&](const char* key) -> std::optional<bool> {
+      if (n.get(key) == nullptr || n.get(key)->is_null()) return std::nullopt;
+      return n.boolean(key);
+    };
+    spec.annotations.read_only = hint("readOnlyHint");
+    spec.annotations.destructive = hint("destructiveHint");
+    spec.annotations.idempotent = hint("idempotentHint");
+    spec.annotations.open_world = hint("openWorldHint");
+  }
   spec.flags = read_flags(r, "flags");
   spec.persistent_flags = read_flags(r, "persistent_flags");
   if (const json::array* args = r.list("args")) {

@@ -85,6 +85,23 @@ Apply text(std::string Settings::*field) {
   return [field](const std::string& text, const std::string&, Settings& s) { s.*field = text; };
 }
 
+// Comma-separated list; empty items are dropped.
+Apply list(std::vector<std::string> Settings::*field) {
+  return [field](const std::string& text, const std::string&, Settings& s) {
+    std::vector<std::string> items;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', at), text.size());
+      std::string item = text.substr(at, comma - at);
+      const auto first = item.find_first_not_of(" \t");
+      const auto last = item.find_last_not_of(" \t");
+      if (first != std::string::npos) items.push_back(item.substr(first, last - first + 1));
+      at = comma + 1;
+    }
+    s.*field = std::move(items);
+  };
+}
+
 Apply boolean(bool Settings::*field) {
   return [field](const std::string& text, const std::string& what, Settings& s) {
     static const std::set<std::string> yes = {"1", "true", "yes", "on"};
@@ -203,6 +220,37 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       });
   add("worker", "Program started as `PROGRAM worker` for each worker", "this executable",
       text(&Settings::worker));
+  add("mcp", "Serve MCP (Streamable HTTP) at /mcp on the executor port", "true",
+      boolean(&Settings::mcp));
+  add("mcp-manifest", "Command manifests whose commands become MCP tools (comma-separated)", "",
+      list(&Settings::mcp_manifests));
+  add("mcp-mode",
+      "direct (a tool per command) or compact (search_tools, get_tool_details, "
+      "call_tool)",
+      d.mcp_mode, one_of(&Settings::mcp_mode, {"direct", "compact"}));
+  add("mcp-upstream",
+      "Upstream MCP servers for code mode: JSON {\"NAME\": {\"command\": [..]} or "
+      "{\"url\": \"http://..\"}}, or a file of it",
+      "", [](const std::string& text, const std::string& what, Settings& s) {
+        try {
+          mcp::parse_upstreams(text);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(what + ": " + e.what());
+        }
+        s.mcp_upstreams = text;
+      });
+  add("mcp-allowed-origins", "Origins allowed to call /mcp besides localhost (comma-separated)", "",
+      list(&Settings::mcp_allowed_origins));
+  add("mcp-result-budget", "Largest MCP tool result text; larger ones are cut and say so", "64KiB",
+      [](const std::string& text, const std::string& what, Settings& s) {
+        size (&Settings::mcp_result_budget)(text, what, s);
+        if (s.mcp_result_budget < 256)
+          throw std::invalid_argument(what + ": must be at least 256B");
+      });
+  add("mcp-max-sessions", "Open MCP sessions at once on /mcp", std::to_string(d.mcp_max_sessions),
+      count(&Settings::mcp_max_sessions, 1));
+  add("mcp-session-idle", "An MCP session idle this long is ended", "15m",
+      duration(&Settings::mcp_session_idle, false));
 }
 
 std::optional<Settings> SettingsParser::parse(
@@ -294,6 +342,18 @@ server::Options to_server_options(const Settings& settings) {
   options.instrumented = settings.metrics;
   if (settings.metrics) options.metrics = server::own_metrics();
   options.identify = make_identity_hook(settings);
+  return options;
+}
+
+mcp::Options to_mcp_options(const Settings& settings) {
+  mcp::Options options;
+  options.manifests = settings.mcp_manifests;
+  options.mode = settings.mcp_mode == "compact" ? mcp::Mode::compact : mcp::Mode::direct;
+  options.upstreams = mcp::parse_upstreams(settings.mcp_upstreams);
+  options.result_budget = settings.mcp_result_budget;
+  options.default_timeout = settings.default_timeout;
+  options.max_timeout = settings.max_timeout;
+  options.run_limits.memory_limit = settings.memory_limit;
   return options;
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/mcp.hpp"
 #include "corral/server.hpp"
 
 namespace corral::daemon {
@@ -53,6 +54,15 @@ struct Settings {
   LogFormat log_format = LogFormat::text;
   // The program a worker runs as (`PROGRAM worker`); empty: this executable.
   std::string worker;
+  // MCP (docs/mcp.md): `corral mcp` and /mcp on the executor port.
+  bool mcp = true;                               // serve /mcp on the executor port
+  std::vector<std::string> mcp_manifests;        // bound command manifests
+  std::string mcp_mode = "direct";               // direct or compact
+  std::string mcp_upstreams;                     // JSON object (or a file of one), validated
+  std::vector<std::string> mcp_allowed_origins;  // besides localhost
+  std::uint64_t mcp_result_budget = std::uint64_t{64} << 10;
+  std::size_t mcp_max_sessions = 100;
+  Milliseconds mcp_session_idle{900'000};  // 15 minutes
 };
 
 enum class Source { default_value, environment, flag };
@@ -104,5 +114,9 @@ server::Options to_server_options(const Settings& settings);
 // tokens (one a line; '#' starts a comment), or none (every caller is
 // "anonymous"). Throws std::runtime_error when the token file can't be read.
 server::IdentityHook make_identity_hook(const Settings& settings);
+
+// The MCP service's options the settings ask for (manifests, mode, upstreams,
+// result budget, run bounds as for the executor).
+mcp::Options to_mcp_options(const Settings& settings);
 
 }  // namespace corral::daemon

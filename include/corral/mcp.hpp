@@ -1,0 +1,127 @@
+// corral/mcp.hpp: corral as a Model Context Protocol server.
+//
+// A `Service` is the tool catalogue every MCP session of one process shares:
+//   - `execute`: runs one code-mode function in a `pool::WorkerPool`. Its
+//     description carries TypeScript declarations, generated from the JSON
+//     schemas, of every tool the code can call as
+//     `codemode.<name>(input): Promise<output>`;
+//   - bound commands from manifests, published in `direct` mode (one MCP tool
+//     per command, with its input schema and annotations) or `compact` mode
+//     (`search_tools`, `get_tool_details`, `call_tool`), and callable from
+//     code mode as `codemode.<command>(input)`;
+//   - the tools of upstream MCP servers (a stdio command or a Streamable HTTP
+//     URL), callable from code mode as `codemode.<server>.<tool>(input)`.
+// Sessions speak MCP revisions 2025-11-25 and 2025-06-18 (and 2025-03-26)
+// over stdio (`serve_stdio`) or Streamable HTTP (src/mcp/http.hpp, mounted at
+// `/mcp` by `corral serve`). Protocol details: docs/mcp.md.
+//
+// Example:
+//   corral::pool::WorkerPool pool;
+//   corral::mcp::Options options;
+//   options.manifests = {"examples/git.yaml"};
+//   auto service = corral::mcp::Service::start(std::move(options), pool);  // throws on bad config
+//   return corral::mcp::serve_stdio(*service, 0, 1);                      // until stdin closes
+//
+// Thread safety: a Service is immutable after start() and may be shared by any
+// number of sessions on any threads. Its destructor cancels what still runs
+// and waits for it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "corral/pool.hpp"
+#include "corral/sandbox.hpp"
+
+namespace corral::mcp {
+
+// Mode: how bound commands are published as MCP tools.
+//   direct:  one tool per command (name, input schema, annotations);
+//   compact: three tools (search_tools, get_tool_details, call_tool),
+//            whatever the number of commands.
+enum class Mode { direct, compact };
+
+// Upstream: an MCP server whose tools code mode can call. Exactly one of
+// `command` (argv of a stdio server) and `url` (a Streamable HTTP endpoint,
+// http:// only) is set. `name` is a JavaScript identifier: the tools are
+// `codemode.<name>.<tool>`.
+struct Upstream {
+  std::string name;
+  std::vector<std::string> command;
+  std::string url;
+  std::map<std::string, std::string> headers;  // sent with every HTTP request
+};
+
+// Parses the upstream setting: a JSON object
+// {"NAME": {"command": ["argv", ...]} | {"url": "http://..", "headers": {..}}}
+// (or the path of a file holding one). Throws std::invalid_argument naming
+// the bad entry.
+std::vector<Upstream> parse_upstreams(const std::string& text);
+
+// LogLevel / Logger: what the host logs (never stdout in stdio mode).
+enum class LogLevel { debug, info, warn, error };
+using Logger = std::function<void(LogLevel, const std::string&)>;
+
+// Options: every field has a default.
+struct Options {
+  std::vector<std::string> manifests;  // manifest files (docs/commands.md)
+  Mode mode = Mode::direct;
+  std::vector<Upstream> upstreams;
+  // Bytes of a tool result's text (value, stdout and stderr together); a
+  // larger result is cut structurally (arrays and objects lose their tail,
+  // strings are shortened) and says so.
+  std::size_t result_budget = std::size_t{64} << 10;
+  // A code-mode run's timeout when the call names none, and the ceiling a
+  // call may ask for.
+  std::chrono::milliseconds default_timeout{30'000};
+  std::chrono::milliseconds max_timeout{300'000};
+  // Every other bound of a run (memory, output caps, tool calls, profile).
+  sandbox::Options run_limits;
+  // Tools per tools/list page.
+  std::size_t page_size = 100;
+  // How long connecting to an upstream server (spawn + initialize + list)
+  // may take.
+  std::chrono::milliseconds upstream_timeout{30'000};
+  Logger logger;  // unset: warnings and errors go to stderr
+};
+
+// Throws std::invalid_argument naming the first bad option.
+void validate(const Options& options);
+
+class Service {
+ public:
+  // Binds every manifest and connects to every upstream (listing its
+  // tools). Throws std::invalid_argument for a bad manifest, a tool name
+  // collision or bad options, and std::runtime_error for an upstream that
+  // cannot be reached. `pool` must outlive the service.
+  static std::shared_ptr<Service> start(Options options, pool::WorkerPool& pool);
+  ~Service();
+
+  // Cancels everything still running (runs, commands, upstream calls) and
+  // waits for it; later tool calls fail with `unavailable`. Idempotent.
+  void shutdown();
+
+  // The names of the tools tools/list publishes, in order.
+  std::vector<std::string> tool_names() const;
+  // The TypeScript declarations included in execute's description.
+  std::string declarations() const;
+
+  class Impl;
+  Impl& impl() noexcept { return *impl_; }
+
+ private:
+  explicit Service(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Serves one MCP session over newline-delimited JSON-RPC on `in_fd` and
+// `out_fd` until `in_fd` reaches end of file. Only protocol messages are
+// written to `out_fd`. Returns 0, or 1 when `out_fd` broke.
+int serve_stdio(Service& service, int in_fd, int out_fd);
+
+}  // namespace corral::mcp

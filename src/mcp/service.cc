@@ -1,0 +1,751 @@
+// The tool catalogue and how each kind of tool call runs.
+#include "mcp/service.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <thread>
+
+#include "core/json.hpp"
+#include "mcp/budget.hpp"
+#include "mcp/typescript.hpp"
+
+namespace corral::mcp {
+
+namespace {
+
+constexpr const char* kExecuteDescription =
+    "Run JavaScript in corral's sandbox (code mode). Write one async arrow function, "
+    "`async () => { ... }`, whose return value (JSON) is the result; console.log output is "
+    "captured. The code has no network, files, timers or processes: only the functions below, "
+    "called as `await codemode.<name>(input)`, so one run can chain many tool calls. Every run "
+    "starts from a fresh context. `timeout` (milliseconds) bounds the run.";
+
+json::object execute_input_schema() {
+  return json::object{
+      {"type", "object"},
+      {"properties",
+       json::object{
+           {"code", json::object{{"type", "string"},
+                                 {"description",
+                                  "An async arrow function, e.g. `async () => { const r = await "
+                                  "codemode.tool({}); return r; }`"}}},
+           {"timeout", json::object{{"type", "number"},
+                                    {"exclusiveMinimum", 0},
+                                    {"description", "Milliseconds the run may take."}}}}},
+      {"required", json::array{"code"}},
+      {"additionalProperties", false}};
+}
+
+json::object execute_output_schema() {
+  return json::object{
+      {"type", "object"},
+      {"properties",
+       json::object{{"value", json::object{{"description", "What the function returned."}}},
+                    {"truncated", json::object{{"type", "boolean"},
+                                               {"description",
+                                                "True when the result was cut to fit the result "
+                                                "budget."}}}}},
+      {"required", json::array{"value"}}};
+}
+
+json::object failure_json(const Failure& failure) {
+  json::object o{{"code", to_string(failure.code)},
+                 {"message", failure.message},
+                 {"retryable", failure.retryable()}};
+  return o;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+json::value parse_or_null(std::string_view text) {
+  boost::system::error_code ec;
+  json::value v = json::parse(json::string_view(text.data(), text.size()), ec);
+  return ec ? json::value(nullptr) : v;
+}
+
+json::object annotations_json(const bind::Annotations& a) {
+  json::object o;
+  if (!a.title.empty()) o["title"] = a.title;
+  if (a.read_only) o["readOnlyHint"] = *a.read_only;
+  if (a.destructive) o["destructiveHint"] = *a.destructive;
+  if (a.idempotent) o["idempotentHint"] = *a.idempotent;
+  if (a.open_world) o["openWorldHint"] = *a.open_world;
+  return o;
+}
+
+// What a guest gets back from an upstream tool: its structured content, else
+// the JSON (or text) of a single text block, else the content blocks.
+std::optional<std::string> upstream_value(const json::object& result, std::string& error) {
+  const json::value* content = result.if_contains("content");
+  auto text_of = [&]() {
+    std::string text;
+    if (content && content->is_array()) {
+      for (const auto& block : content->get_array()) {
+        const json::object* b = block.if_object();
+        const json::value* t = b ? b->if_contains("text") : nullptr;
+        if (t && t->is_string()) text += (text.empty() ? "" : "\n") + std::string(t->get_string());
+      }
+    }
+    return text;
+  };
+  if (const json::value* e = result.if_contains("isError"); e && e->is_bool() && e->get_bool()) {
+    error = text_of();
+    if (error.empty()) error = "The upstream tool failed.";
+    return std::nullopt;
+  }
+  if (const json::value* s = result.if_contains("structuredContent"); s && !s->is_null())
+    return json::serialize(*s);
+  if (content && content->is_array() && content->get_array().size() == 1) {
+    const json::object* b = content->get_array()[0].if_object();
+    const json::value* t = b ? b->if_contains("text") : nullptr;
+    if (t && t->is_string()) {
+      json::value parsed = parse_or_null(t->get_string());
+      if (!parsed.is_null()) return json::serialize(parsed);
+      return json::serialize(*t);
+    }
+  }
+  return json::serialize(content ? *content : json::value(json::array{}));
+}
+
+}  // namespace
+
+json::object text_block(std::string text) {
+  return json::object{{"type", "text"}, {"text", std::move(text)}};
+}
+
+Tasks::~Tasks() { wait_idle(); }
+
+void Tasks::spawn(std::function<void()> fn) {
+  {
+    std::lock_guard lock(mutex_);
+    ++active_;
+  }
+  std::thread([this, fn = std::move(fn)] {
+    fn();
+    std::lock_guard lock(mutex_);
+    --active_;
+    idle_.notify_all();
+  }).detach();
+}
+
+void Tasks::wait_idle() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return active_ == 0; });
+}
+
+Service::Impl::Impl(Options options, pool::WorkerPool& pool)
+    : options_(std::move(options)), pool_(pool) {}
+
+Service::Impl::~Impl() { shutdown(); }
+
+void Service::Impl::log(LogLevel level, const std::string& message) const {
+  if (options_.logger) {
+    options_.logger(level, message);
+  } else if (level >= LogLevel::warn) {
+    std::fprintf(stderr, "corral mcp: %s\n", message.c_str());
+  }
+}
+
+void Service::Impl::start() {
+  bind_manifests();
+  connect_upstreams();
+  build_catalogue();
+}
+
+void Service::Impl::bind_manifests() {
+  for (const std::string& path : options_.manifests) {
+    std::unique_ptr<bind::Binding> binding;
+    try {
+      binding = bind::Binding::bind(bind::load_manifest_file(path));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("manifest {}: {}", path, e.what()));
+    }
+    for (const bind::Operation& op : binding->operations()) {
+      if (!commands_.emplace(op.name, std::make_pair(binding.get(), &op)).second)
+        throw std::invalid_argument(
+            fmt::format("manifest {}: the command tool {} is already bound by an earlier "
+                        "manifest",
+                        path, op.name));
+    }
+    bindings_.push_back(std::move(binding));
+  }
+}
+
+void Service::Impl::connect_upstreams() {
+  for (const Upstream& upstream : options_.upstreams) {
+    upstreams_.push_back(
+        UpstreamClient::connect(upstream, options_.upstream_timeout,
+                                [this](LogLevel l, const std::string& m) { log(l, m); }));
+    log(LogLevel::info,
+        fmt::format("upstream {}: {} tools", upstream.name, upstreams_.back()->tools().size()));
+  }
+}
+
+void Service::Impl::build_catalogue() {
+  // Code mode: every bound command, then every upstream tool.
+  std::set<std::string> paths;
+  for (const auto& [name, entry] : commands_) {
+    Callable c;
+    c.path = js_identifier(name);
+    if (!paths.insert(c.path).second)
+      throw std::invalid_argument(fmt::format(
+          "the command tools {} and another one are both codemode.{} in code mode", name, c.path));
+    c.description = entry.second->description;
+    c.input_schema = core::parse_json(entry.second->input_schema, "input schema");
+    c.output_schema = core::parse_json(entry.second->output_schema, "output schema");
+    c.binding = entry.first;
+    c.operation = name;
+    callables_.push_back(std::move(c));
+  }
+  for (const auto& upstream : upstreams_) {
+    if (paths.count(upstream->name()))
+      throw std::invalid_argument(
+          fmt::format("the upstream server {} has the name of a command tool (codemode.{})",
+                      upstream->name(), upstream->name()));
+    std::set<std::string> seen;
+    for (const UpstreamTool& tool : upstream->tools()) {
+      const std::string id = js_identifier(tool.name);
+      if (!seen.insert(id).second) {
+        log(LogLevel::warn, fmt::format("upstream {}: tool {} is left out: its name collides "
+                                        "with another as codemode.{}.{}",
+                                        upstream->name(), tool.name, upstream->name(), id));
+        continue;
+      }
+      Callable c;
+      c.path = upstream->name() + "." + id;
+      c.description = tool.description;
+      c.input_schema = tool.input_schema;
+      c.output_schema = tool.output_schema;
+      c.upstream = upstream.get();
+      c.upstream_tool = tool.name;
+      callables_.push_back(std::move(c));
+    }
+  }
+  std::vector<DeclaredTool> declared;
+  for (const Callable& c : callables_) {
+    callable_paths_.push_back(c.path);
+    DeclaredTool d;
+    std::string_view rest = c.path;
+    while (true) {
+      const auto dot = rest.find('.');
+      d.path.emplace_back(rest.substr(0, dot));
+      if (dot == std::string_view::npos) break;
+      rest.remove_prefix(dot + 1);
+    }
+    d.description = c.description;
+    d.input_schema = c.input_schema;
+    d.output_schema = c.output_schema;
+    declared.push_back(std::move(d));
+  }
+  declarations_ = mcp::declarations(declared);
+
+  // MCP tools: execute, then the commands (direct) or the compact trio.
+  auto add = [&](std::string name, json::object definition) {
+    for (const Tool& t : tools_) {
+      if (t.name == name)
+        throw std::invalid_argument(fmt::format("two MCP tools would be named {}", name));
+    }
+    definition["name"] = name;
+    tools_.push_back(Tool{std::move(name), std::move(definition)});
+  };
+  std::string description = kExecuteDescription;
+  description += fmt::format(" Default timeout {} ms, at most {} ms.",
+                             options_.default_timeout.count(), options_.max_timeout.count());
+  description += callables_.empty()
+                     ? "\n\nNo functions are bound: `codemode` is empty.\n"
+                     : "\n\nThe functions available, as TypeScript declarations:\n\n```ts\n" +
+                           declarations_ + "```\n";
+  add("execute",
+      json::object{{"title", "Execute code"},
+                   {"description", description},
+                   {"inputSchema", execute_input_schema()},
+                   {"outputSchema", execute_output_schema()},
+                   {"annotations", json::object{{"title", "Execute code"},
+                                                {"readOnlyHint", false},
+                                                {"destructiveHint", !commands_.empty()},
+                                                {"idempotentHint", false},
+                                                {"openWorldHint", !upstreams_.empty()}}}});
+  if (options_.mode == Mode::direct) {
+    for (const auto& [name, entry] : commands_) {
+      const bind::Operation& op = *entry.second;
+      json::object d;
+      if (!op.annotations.title.empty()) d["title"] = op.annotations.title;
+      d["description"] = op.description.empty() ? "Runs the command " + name : op.description;
+      d["inputSchema"] = core::parse_json(op.input_schema, "input schema");
+      d["outputSchema"] = core::parse_json(op.output_schema, "output schema");
+      json::object a = annotations_json(op.annotations);
+      if (!a.empty()) d["annotations"] = std::move(a);
+      add(name, std::move(d));
+    }
+  } else if (!commands_.empty()) {
+    add("search_tools",
+        json::object{
+            {"title", "Search command tools"},
+            {"description",
+             fmt::format("Search the {} command tools by words in their names and descriptions; "
+                         "an empty query lists them. Then read one with get_tool_details and run "
+                         "it with call_tool.",
+                         commands_.size())},
+            {"inputSchema",
+             json::object{{"type", "object"},
+                          {"properties", json::object{{"query", json::object{{"type", "string"}}},
+                                                      {"limit", json::object{{"type", "integer"},
+                                                                             {"minimum", 1},
+                                                                             {"maximum", 100}}}}},
+                          {"additionalProperties", false}}},
+            {"annotations", json::object{{"readOnlyHint", true}, {"openWorldHint", false}}}});
+    add("get_tool_details",
+        json::object{
+            {"title", "Describe a command tool"},
+            {"description",
+             "The description, input schema, output schema and annotations of one command tool."},
+            {"inputSchema",
+             json::object{{"type", "object"},
+                          {"properties", json::object{{"name", json::object{{"type", "string"}}}}},
+                          {"required", json::array{"name"}},
+                          {"additionalProperties", false}}},
+            {"annotations", json::object{{"readOnlyHint", true}, {"openWorldHint", false}}}});
+    add("call_tool",
+        json::object{
+            {"title", "Run a command tool"},
+            {"description",
+             "Runs one command tool with `input` as its get_tool_details input schema describes "
+             "(`{\"flags\": {...}, \"args\": [...]}`)."},
+            {"inputSchema",
+             json::object{{"type", "object"},
+                          {"properties", json::object{{"name", json::object{{"type", "string"}}},
+                                                      {"input", json::object{{"type", "object"}}}}},
+                          {"required", json::array{"name"}},
+                          {"additionalProperties", false}}},
+            {"annotations", json::object{{"destructiveHint", true}}}});
+  }
+}
+
+const Tool* Service::Impl::find_tool(std::string_view name) const noexcept {
+  for (const Tool& t : tools_)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+void Service::Impl::shutdown() {
+  if (shut_down_.exchange(true)) return;
+  {
+    std::unique_lock lock(runs_mutex_);
+    for (const auto& [id, ticket] : runs_)
+      if (ticket) pool_.cancel(ticket);
+  }
+  const auto deadline = process::Clock::now() + std::chrono::seconds(10);
+  for (auto& binding : bindings_) binding->shutdown(deadline);
+  {
+    std::unique_lock lock(runs_mutex_);
+    runs_done_.wait(lock, [this] { return runs_.empty(); });
+  }
+  for (auto& upstream : upstreams_) upstream->close();
+  tasks_.wait_idle();
+}
+
+void Service::Impl::call(const Tool& tool, const json::object& arguments,
+                         std::shared_ptr<CallContext> context, ResultDone done) {
+  if (shut_down_.load()) {
+    done(command_result(std::nullopt, Failure{FailureCode::unavailable,
+                                              "The MCP service is shutting down.", nullptr}));
+    return;
+  }
+  if (tool.name == "execute") {
+    run_execute(arguments, std::move(context), std::move(done));
+  } else if (options_.mode == Mode::compact && tool.name == "search_tools") {
+    search_tools(arguments, std::move(done));
+  } else if (options_.mode == Mode::compact && tool.name == "get_tool_details") {
+    tool_details(arguments, std::move(done));
+  } else if (options_.mode == Mode::compact && tool.name == "call_tool") {
+    const json::value* name = arguments.if_contains("name");
+    const json::value* input = arguments.if_contains("input");
+    std::string problem;
+    if (!name || !name->is_string())
+      problem = "call_tool: `name` must be a string";
+    else if (input && !input->is_object())
+      problem = "call_tool: `input` must be an object";
+    for (const auto& [key, v] : arguments)
+      if (key != "name" && key != "input")
+        problem = "call_tool: unknown argument " + std::string(key);
+    if (!problem.empty()) {
+      done(command_result(std::nullopt, Failure{FailureCode::invalid_request, problem, nullptr}));
+      return;
+    }
+    const std::string target(name->get_string());
+    if (!commands_.count(target)) {
+      done(command_result(
+          std::nullopt,
+          Failure{FailureCode::no_such_tool,
+                  "No command tool is named " + target + " (search_tools lists them).", nullptr}));
+      return;
+    }
+    run_command(target, input ? input->get_object() : json::object{}, std::move(context),
+                std::move(done));
+  } else {
+    run_command(tool.name, arguments, std::move(context), std::move(done));
+  }
+}
+
+void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<CallContext> context,
+                                ResultDone done) {
+  auto refuse = [&](std::string message) {
+    done(command_result(std::nullopt,
+                        Failure{FailureCode::invalid_request, std::move(message), nullptr}));
+  };
+  const json::value* code = arguments.if_contains("code");
+  if (!code || !code->is_string() || code->get_string().empty())
+    return refuse("execute: `code` must be a non-empty string");
+  std::chrono::milliseconds timeout = std::min(options_.default_timeout, options_.max_timeout);
+  if (const json::value* t = arguments.if_contains("timeout"); t && !t->is_null()) {
+    if (!t->is_number() || t->to_number<double>() <= 0)
+      return refuse("execute: `timeout` must be a positive number of milliseconds");
+    const double ms =
+        std::min(t->to_number<double>(), static_cast<double>(options_.max_timeout.count()));
+    timeout = std::chrono::milliseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ms)));
+  }
+  for (const auto& [key, v] : arguments)
+    if (key != "code" && key != "timeout")
+      return refuse("execute: unknown argument " + std::string(key));
+
+  auto state = std::make_shared<RunScope>();
+
+  pool::Request request;
+  request.code = std::string(code->get_string());
+  request.tools = callable_paths_;
+  request.limits = options_.run_limits;
+  request.limits.timeout = std::chrono::duration<double>(timeout);
+  request.dispatcher = [this, context, state](const std::string& name, std::string args,
+                                              pool::ToolAnswer answer) {
+    context->progress("codemode." + name);
+    context->log(LogLevel::debug, "codemode." + name + "(" + args + ")");
+    dispatch(name, std::move(args), std::move(answer), state);
+  };
+  std::uint64_t id = 0;
+  {
+    std::lock_guard lock(runs_mutex_);
+    id = ++next_run_;
+    runs_[id] = 0;
+  }
+  context->log(LogLevel::debug, fmt::format("execute: run {} starts ({} ms)", id, timeout.count()));
+  const auto started = std::chrono::steady_clock::now();
+  const pool::Ticket ticket = pool_.submit(
+      std::move(request), [this, id, state, context, done, started](pool::Outcome outcome) {
+        state->settle();
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+        context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
+                     fmt::format("execute: run {} {} in {:.0f} ms", id,
+                                 outcome.ok() ? std::string("succeeded")
+                                              : std::string(to_string(outcome.failure->code)),
+                                 ms));
+        done(execution_result(outcome));
+        std::lock_guard lock(runs_mutex_);
+        runs_.erase(id);
+        runs_done_.notify_all();
+      });
+  {
+    std::lock_guard lock(runs_mutex_);
+    if (auto it = runs_.find(id); it != runs_.end()) it->second = ticket;
+  }
+  context->on_cancel([this, ticket, state] {
+    pool_.cancel(ticket);
+    state->settle();
+  });
+}
+
+bool RunScope::track(const process::CancelSource& cancel) {
+  std::lock_guard lock(mutex);
+  if (settled) return false;
+  commands.push_back(cancel);
+  return true;
+}
+
+void RunScope::settle() {
+  std::vector<process::CancelSource> running;
+  {
+    std::lock_guard lock(mutex);
+    settled = true;
+    running.swap(commands);
+  }
+  for (auto& c : running) c.cancel();
+}
+
+void Service::Impl::dispatch(const std::string& path, std::string args_json,
+                             pool::ToolAnswer answer, const std::shared_ptr<RunScope>& scope) {
+  const Callable* callable = nullptr;
+  for (const Callable& c : callables_)
+    if (c.path == path) callable = &c;
+  if (!callable) {
+    answer.reject("No function codemode." + path);
+    return;
+  }
+  if (callable->binding) {
+    process::CancelSource cancel;
+    if (!scope->track(cancel)) {
+      answer.reject("Execution has already completed.");
+      return;
+    }
+    tasks_.spawn([binding = callable->binding, op = callable->operation,
+                  args = std::move(args_json), answer, cancel] {
+      process::RunOptions run;
+      run.cancel = cancel;
+      try {
+        Execution e = binding->call(op, args, run);
+        answer.resolve(bind::output_view(e));
+      } catch (const Error& e) {
+        std::string message = fmt::format("{}: {}", to_string(e.code()), e.what());
+        if (e.retryable()) message += " (retryable)";
+        if (e.execution()) message += "\n" + bind::output_view(*e.execution());
+        answer.reject(std::move(message));
+      } catch (const std::exception& e) {
+        answer.reject(std::string("internal: ") + e.what());
+      }
+    });
+    return;
+  }
+  json::value input = parse_or_null(args_json);
+  if (input.is_null()) input = json::object{};
+  callable->upstream->call_tool(callable->upstream_tool, std::move(input), options_.max_timeout,
+                                [answer](std::optional<json::object> result, std::string error) {
+                                  if (!result) {
+                                    answer.reject(error);
+                                    return;
+                                  }
+                                  std::string failure;
+                                  if (auto value = upstream_value(*result, failure)) {
+                                    answer.resolve(std::move(*value));
+                                  } else {
+                                    answer.reject(failure);
+                                  }
+                                });
+}
+
+void Service::Impl::run_command(const std::string& name, const json::object& input,
+                                std::shared_ptr<CallContext> context, ResultDone done) {
+  const auto found = commands_.find(name);
+  bind::Binding* binding = found->second.first;
+  process::CancelSource cancel;
+  const std::uint64_t cancel_id = context->on_cancel([cancel]() mutable { cancel.cancel(); });
+  context->progress("running " + name);
+  tasks_.spawn(
+      [this, binding, name, input = json::serialize(input), cancel, context, cancel_id, done] {
+        process::RunOptions run;
+        run.cancel = cancel;
+        std::optional<Execution> execution;
+        std::optional<Failure> failure;
+        try {
+          execution = binding->call(name, input, run);
+        } catch (const Error& e) {
+          failure = e.to_failure();
+        } catch (const std::exception& e) {
+          failure = Failure{FailureCode::internal, e.what(), nullptr};
+        }
+        context->forget(cancel_id);
+        context->log(failure ? LogLevel::warn : LogLevel::info,
+                     name + (failure ? ": " + std::string(to_string(failure->code)) : ": ok"));
+        done(command_result(execution, failure));
+      });
+}
+
+void Service::Impl::search_tools(const json::object& arguments, ResultDone done) const {
+  std::string query;
+  std::size_t limit = 20;
+  if (const json::value* q = arguments.if_contains("query"); q && !q->is_null()) {
+    if (!q->is_string())
+      return done(
+          command_result(std::nullopt, Failure{FailureCode::invalid_request,
+                                               "search_tools: `query` must be a string", nullptr}));
+    query = lower(q->get_string());
+  }
+  if (const json::value* l = arguments.if_contains("limit"); l && !l->is_null()) {
+    if (!l->is_int64() && !l->is_uint64())
+      return done(command_result(std::nullopt,
+                                 Failure{FailureCode::invalid_request,
+                                         "search_tools: `limit` must be an integer", nullptr}));
+    limit =
+        static_cast<std::size_t>(std::clamp<std::int64_t>(l->to_number<std::int64_t>(), 1, 100));
+  }
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < query.size();) {
+    const auto end = query.find_first_of(" \t_-", at);
+    if (end != at) words.push_back(query.substr(at, end == std::string::npos ? end : end - at));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  json::array found;
+  std::size_t total = 0;
+  for (const auto& [name, entry] : commands_) {
+    const std::string haystack =
+        lower(name + " " + entry.second->description + " " + entry.second->annotations.title);
+    bool all = true;
+    for (const auto& w : words) all = all && haystack.find(w) != std::string::npos;
+    if (!all) continue;
+    ++total;
+    if (found.size() < limit)
+      found.push_back(json::object{{"name", name}, {"description", entry.second->description}});
+  }
+  json::object structured{{"tools", std::move(found)}, {"total", total}};
+  json::object result{{"content", json::array{text_block(json::serialize(structured))}},
+                      {"structuredContent", std::move(structured)}};
+  done(std::move(result));
+}
+
+void Service::Impl::tool_details(const json::object& arguments, ResultDone done) const {
+  const json::value* name = arguments.if_contains("name");
+  if (!name || !name->is_string())
+    return done(command_result(std::nullopt,
+                               Failure{FailureCode::invalid_request,
+                                       "get_tool_details: `name` must be a string", nullptr}));
+  const auto it = commands_.find(std::string(name->get_string()));
+  if (it == commands_.end())
+    return done(command_result(
+        std::nullopt, Failure{FailureCode::no_such_tool,
+                              "No command tool is named " + std::string(name->get_string()) +
+                                  " (search_tools lists them).",
+                              nullptr}));
+  const bind::Operation& op = *it->second.second;
+  json::object details{{"name", op.name},
+                       {"description", op.description},
+                       {"inputSchema", core::parse_json(op.input_schema, "input schema")},
+                       {"outputSchema", core::parse_json(op.output_schema, "output schema")},
+                       {"annotations", annotations_json(op.annotations)}};
+  json::object result{{"content", json::array{text_block(json::serialize(details))}},
+                      {"structuredContent", std::move(details)}};
+  done(std::move(result));
+}
+
+json::object Service::Impl::execution_result(const pool::Outcome& outcome) const {
+  const std::size_t budget = options_.result_budget;
+  json::array content;
+  bool cut = false;
+  if (!outcome.ok()) {
+    const Failure& failure = *outcome.failure;
+    content.push_back(text_block(json::serialize(failure_json(failure))));
+    if (failure.execution) {
+      const Execution& e = *failure.execution;
+      if (!e.stdout_text().empty())
+        content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), budget / 2, cut)));
+      if (!e.stderr_text().empty())
+        content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), budget / 2, cut)));
+    }
+    if (cut)
+      content.push_back(text_block(
+          fmt::format("[the output was cut to fit the result budget of {} bytes]", budget)));
+    return json::object{{"content", std::move(content)}, {"isError", true}};
+  }
+  const Execution& e = *outcome.execution;
+  json::value value = parse_or_null(e.value());
+  std::string out = e.stdout_text();
+  std::string err = e.stderr_text();
+  const std::size_t value_size = json::serialize(value).size();
+  if (value_size + out.size() + err.size() > budget) {
+    out = cut_text(out, budget / 4, cut);
+    err = cut_text(err, budget / 4, cut);
+    Cut c = cut_to_budget(value, budget - out.size() - err.size());
+    cut = cut || c.cut;
+    value = std::move(c.value);
+  }
+  content.push_back(text_block(json::serialize(value)));
+  if (!out.empty()) content.push_back(text_block("stdout:\n" + out));
+  if (!err.empty()) content.push_back(text_block("stderr:\n" + err));
+  if (e.stdout_truncated() || e.stderr_truncated())
+    content.push_back(text_block("[console output past the run's output cap was dropped]"));
+  json::object structured{{"value", value}};
+  if (cut) {
+    structured["truncated"] = true;
+    content.push_back(text_block(fmt::format(
+        "[the result was cut to fit the result budget of {} bytes: arrays and objects lost their "
+        "tail, long strings their end; each cut is marked]",
+        budget)));
+  }
+  return json::object{{"content", std::move(content)},
+                      {"structuredContent", std::move(structured)}};
+}
+
+json::object Service::Impl::command_result(const std::optional<Execution>& execution,
+                                           const std::optional<Failure>& failure) const {
+  const std::size_t budget = options_.result_budget;
+  if (failure) {
+    json::array content;
+    json::object f = failure_json(*failure);
+    if (failure->code == FailureCode::busy)
+      f["message"] = failure->message +
+                     " Every execution slot of this command is taken; retry "
+                     "after the running call ends.";
+    content.push_back(text_block(json::serialize(f)));
+    if (failure->execution) {
+      Cut view = cut_to_budget(parse_or_null(bind::output_view(*failure->execution)), budget);
+      content.push_back(text_block(json::serialize(view.value)));
+    }
+    return json::object{{"content", std::move(content)}, {"isError", true}};
+  }
+  Cut view = cut_to_budget(parse_or_null(bind::output_view(*execution)), budget);
+  json::array content;
+  json::object& v = view.value.as_object();
+  if (view.cut) v["truncated"] = true;
+  const json::value* out = v.if_contains("stdout");
+  const json::value* err = v.if_contains("stderr");
+  content.push_back(text_block(out && out->is_string() && !out->get_string().empty()
+                                   ? std::string(out->get_string())
+                                   : std::string("(no output; exit code 0)")));
+  if (err && err->is_string() && !err->get_string().empty())
+    content.push_back(text_block("stderr:\n" + std::string(err->get_string())));
+  return json::object{{"content", std::move(content)},
+                      {"structuredContent", std::move(view.value)}};
+}
+
+// Service
+
+Service::Service(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Service::~Service() { impl_->shutdown(); }
+
+std::shared_ptr<Service> Service::start(Options options, pool::WorkerPool& pool) {
+  validate(options);
+  auto impl = std::make_unique<Impl>(std::move(options), pool);
+  impl->start();
+  return std::shared_ptr<Service>(new Service(std::move(impl)));
+}
+
+void Service::shutdown() { impl_->shutdown(); }
+
+std::vector<std::string> Service::tool_names() const {
+  std::vector<std::string> names;
+  for (const Tool& t : impl_->tools()) names.push_back(t.name);
+  return names;
+}
+
+std::string Service::declarations() const { return impl_->declarations(); }
+
+void validate(const Options& options) {
+  if (options.result_budget < 256)
+    throw std::invalid_argument("result_budget must be at least 256 bytes");
+  if (options.default_timeout.count() <= 0 || options.max_timeout.count() <= 0)
+    throw std::invalid_argument("default_timeout and max_timeout must be positive");
+  if (options.page_size == 0) throw std::invalid_argument("page_size must be at least 1");
+  if (options.upstream_timeout.count() <= 0)
+    throw std::invalid_argument("upstream_timeout must be positive");
+  std::set<std::string> names;
+  for (const Upstream& u : options.upstreams) {
+    if (js_identifier(u.name) != u.name)
+      throw std::invalid_argument("upstream \"" + u.name +
+                                  "\": the name must be a JavaScript identifier");
+    if (!names.insert(u.name).second)
+      throw std::invalid_argument("upstream \"" + u.name + "\" is named twice");
+    if (u.command.empty() == u.url.empty())
+      throw std::invalid_argument("upstream \"" + u.name + "\": give a command or a url");
+  }
+  sandbox::Options limits = options.run_limits;
+  limits.timeout = std::chrono::seconds(1);
+  sandbox::validate(limits);
+}
+
+}  // namespace corral::mcp

@@ -1,0 +1,150 @@
+// src/mcp/service.hpp: the tool catalogue a Service holds and how one tool
+// call runs (code mode in the pool, bound commands under their supervisor,
+// upstream tools through their client). No transport here: session.hpp
+// turns JSON-RPC messages into calls of `Service::Impl`.
+#pragma once
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corral/bind.hpp"
+#include "corral/mcp.hpp"
+#include "corral/pool.hpp"
+#include "corral/process.hpp"
+#include "mcp/upstream.hpp"
+
+namespace corral::mcp {
+
+namespace json = boost::json;
+
+// CallContext: what a running tool call may do besides answering: report
+// progress and log to the client, and learn that it was cancelled.
+class CallContext {
+ public:
+  virtual ~CallContext() = default;
+  // Sends a progress notification when the client asked for them.
+  virtual void progress(const std::string& message) = 0;
+  // Sends a log notification when the client's level lets it through.
+  virtual void log(LogLevel level, const std::string& message) = 0;
+  // Registers what stops the call; runs it at once when already cancelled.
+  // Returns an id for forget().
+  virtual std::uint64_t on_cancel(std::function<void()> stop) = 0;
+  virtual void forget(std::uint64_t id) = 0;
+  virtual bool cancelled() const = 0;
+};
+
+// Tool: one MCP tool as tools/list publishes it.
+struct Tool {
+  std::string name;
+  json::object definition;  // name, title?, description, inputSchema, outputSchema?, annotations?
+};
+
+// Callable: one function code mode can call (`codemode.<path>`).
+struct Callable {
+  std::string path;  // dotted, each segment a JS identifier
+  std::string description;
+  json::value input_schema;
+  json::value output_schema;
+  // A bound command...
+  bind::Binding* binding = nullptr;
+  std::string operation;
+  // ... or an upstream tool.
+  UpstreamClient* upstream = nullptr;
+  std::string upstream_tool;
+};
+
+// Tasks: threads for blocking work (a bound command runs on the caller's
+// thread); the destructor waits for every one.
+class Tasks {
+ public:
+  ~Tasks();
+  void spawn(std::function<void()> fn);
+  void wait_idle();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  std::size_t active_ = 0;
+};
+
+using ResultDone = std::function<void(json::object result)>;
+
+// RunScope: what one code-mode run shares with its guest's tool calls: the
+// commands it started are cancelled when the run settles or is cancelled.
+struct RunScope {
+  std::mutex mutex;
+  bool settled = false;
+  std::vector<process::CancelSource> commands;
+  // False (and nothing kept) once the run settled.
+  bool track(const process::CancelSource& cancel);
+  void settle();
+};
+
+class Service::Impl {
+ public:
+  Impl(Options options, pool::WorkerPool& pool);
+  ~Impl();
+
+  void start();  // binds manifests, connects upstreams, builds the catalogue
+  void shutdown();
+
+  const std::vector<Tool>& tools() const noexcept { return tools_; }
+  const Tool* find_tool(std::string_view name) const noexcept;
+  const std::string& declarations() const noexcept { return declarations_; }
+  const Options& options() const noexcept { return options_; }
+  void log(LogLevel level, const std::string& message) const;
+
+  // Runs tool `name` (which find_tool() knows) with `arguments`; `done` gets
+  // the CallToolResult exactly once, on some thread.
+  void call(const Tool& tool, const json::object& arguments, std::shared_ptr<CallContext> context,
+            ResultDone done);
+
+ private:
+  void bind_manifests();
+  void connect_upstreams();
+  void build_catalogue();
+
+  void run_execute(const json::object& arguments, std::shared_ptr<CallContext> context,
+                   ResultDone done);
+  void run_command(const std::string& name, const json::object& input,
+                   std::shared_ptr<CallContext> context, ResultDone done);
+  void search_tools(const json::object& arguments, ResultDone done) const;
+  void tool_details(const json::object& arguments, ResultDone done) const;
+  // A guest's `codemode.<path>(input)`.
+  void dispatch(const std::string& path, std::string args_json, pool::ToolAnswer answer,
+                const std::shared_ptr<RunScope>& scope);
+
+  json::object execution_result(const pool::Outcome& outcome) const;
+  json::object command_result(const std::optional<Execution>& execution,
+                              const std::optional<Failure>& failure) const;
+
+  Options options_;
+  pool::WorkerPool& pool_;
+  std::vector<std::unique_ptr<bind::Binding>> bindings_;
+  std::map<std::string, std::pair<bind::Binding*, const bind::Operation*>> commands_;
+  std::vector<std::unique_ptr<UpstreamClient>> upstreams_;
+  std::vector<Callable> callables_;
+  std::vector<std::string> callable_paths_;
+  std::vector<Tool> tools_;
+  std::string declarations_;
+  std::atomic<bool> shut_down_{false};
+  // Runs in the pool, by our number: their tickets (0 until submit returned).
+  std::mutex runs_mutex_;
+  std::condition_variable runs_done_;
+  std::map<std::uint64_t, pool::Ticket> runs_;
+  std::uint64_t next_run_ = 0;
+  Tasks tasks_;
+};
+
+// The text content block {"type":"text","text":...}.
+json::object text_block(std::string text);
+
+}  // namespace corral::mcp

@@ -1,0 +1,408 @@
+#include "mcp/session.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace corral::mcp {
+
+namespace {
+
+constexpr const char* kRevisions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+constexpr const char* kLevels[] = {"debug", "info",     "notice", "warning",
+                                   "error", "critical", "alert",  "emergency"};
+constexpr const char* kVersion = "0.1.0";
+
+std::string result_message(const json::value& id, json::value result) {
+  return json::serialize(
+      json::object{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+std::string notification_message(std::string_view method, json::object params) {
+  return json::serialize(
+      json::object{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+}
+
+bool valid_id(const json::value& id) { return id.is_string() || id.is_int64() || id.is_uint64(); }
+
+int to_mcp_level(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug:
+      return 0;
+    case LogLevel::info:
+      return 1;
+    case LogLevel::warn:
+      return 3;
+    case LogLevel::error:
+      return 4;
+  }
+  return 1;
+}
+
+}  // namespace
+
+bool is_supported_revision(std::string_view revision) noexcept {
+  for (const char* r : kRevisions)
+    if (revision == r) return true;
+  return false;
+}
+
+int log_level_from_string(std::string_view level) noexcept {
+  for (int i = 0; i < 8; ++i)
+    if (level == kLevels[i]) return i;
+  return -1;
+}
+
+std::string error_message(const json::value& id, int code, std::string_view message) {
+  return json::serialize(
+      json::object{{"jsonrpc", "2.0"},
+                   {"id", id},
+                   {"error", json::object{{"code", code}, {"message", message}}}});
+}
+
+// Session::Call: one tools/call in flight.
+class Session::Call : public CallContext {
+ public:
+  Call(std::weak_ptr<Session> session, std::shared_ptr<Stream> stream, json::value id,
+       std::string key, std::optional<json::value> token)
+      : session_(std::move(session)),
+        stream_(std::move(stream)),
+        id_(std::move(id)),
+        key_(std::move(key)),
+        token_(std::move(token)) {}
+
+  void progress(const std::string& message) override {
+    if (!token_) return;
+    std::lock_guard lock(mutex_);
+    if (done_) return;
+    stream_->send(notification_message(
+        "notifications/progress",
+        json::object{{"progressToken", *token_}, {"progress", ++progress_}, {"message", message}}));
+  }
+
+  void log(LogLevel level, const std::string& message) override {
+    auto session = session_.lock();
+    const int threshold = session ? session->log_level_.load() : -1;
+    const int mcp_level = to_mcp_level(level);
+    if (threshold < 0 || mcp_level < threshold) return;
+    std::lock_guard lock(mutex_);
+    if (done_) return;
+    stream_->send(notification_message(
+        "notifications/message",
+        json::object{{"level", kLevels[mcp_level]}, {"logger", "corral"}, {"data", message}}));
+  }
+
+  std::uint64_t on_cancel(std::function<void()> stop) override {
+    std::unique_lock lock(mutex_);
+    if (cancelled_) {
+      lock.unlock();
+      stop();
+      return 0;
+    }
+    const std::uint64_t id = ++next_stop_;
+    stops_[id] = std::move(stop);
+    return id;
+  }
+
+  void forget(std::uint64_t id) override {
+    std::lock_guard lock(mutex_);
+    stops_.erase(id);
+  }
+
+  bool cancelled() const override {
+    std::lock_guard lock(mutex_);
+    return cancelled_;
+  }
+
+  void cancel() {
+    std::map<std::uint64_t, std::function<void()>> stops;
+    {
+      std::lock_guard lock(mutex_);
+      if (cancelled_ || done_) return;
+      cancelled_ = true;
+      stops.swap(stops_);
+    }
+    for (auto& [id, stop] : stops) stop();
+  }
+
+  void finish(json::object result) {
+    {
+      std::lock_guard lock(mutex_);
+      if (done_) return;
+      done_ = true;
+      stops_.clear();
+      // A cancelled request gets no response (the client stopped waiting).
+      if (cancelled_) {
+        stream_->finish(std::nullopt);
+      } else {
+        stream_->finish(result_message(id_, std::move(result)));
+      }
+    }
+    if (auto session = session_.lock()) session->finished(key_);
+  }
+
+ private:
+  std::weak_ptr<Session> session_;
+  std::shared_ptr<Stream> stream_;
+  json::value id_;
+  std::string key_;
+  std::optional<json::value> token_;
+  mutable std::mutex mutex_;
+  bool done_ = false;
+  bool cancelled_ = false;
+  std::uint64_t progress_ = 0;
+  std::uint64_t next_stop_ = 0;
+  std::map<std::uint64_t, std::function<void()>> stops_;
+};
+
+Session::Session(std::shared_ptr<Service> service) : service_(std::move(service)) {}
+
+Session::~Session() { close(); }
+
+std::string Session::revision() const {
+  std::lock_guard lock(mutex_);
+  return revision_;
+}
+
+void Session::set_background(std::function<void(std::string)> sink) {
+  std::lock_guard lock(mutex_);
+  background_ = std::move(sink);
+}
+
+void Session::close() {
+  closed_.store(true);
+  std::map<std::string, std::shared_ptr<Call>> calls;
+  {
+    std::lock_guard lock(mutex_);
+    calls = calls_;
+  }
+  for (auto& [key, call] : calls) call->cancel();
+}
+
+void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
+  boost::system::error_code ec;
+  json::value message = json::parse(json::string_view(text.data(), text.size()), ec);
+  if (ec) {
+    stream->finish(error_message(nullptr, kParseError, "Parse error: " + ec.message()));
+    return;
+  }
+  if (message.is_array()) {
+    stream->finish(error_message(nullptr, kInvalidRequest,
+                                 "Invalid Request: JSON-RPC batches are not supported (MCP "
+                                 "2025-06-18 removed batching); send one message at a time."));
+    return;
+  }
+  const json::object* object = message.if_object();
+  if (!object) {
+    stream->finish(
+        error_message(nullptr, kInvalidRequest, "Invalid Request: a message is a JSON object."));
+    return;
+  }
+  const json::value* id = object->if_contains("id");
+  const json::value* method = object->if_contains("method");
+  const json::value* jsonrpc = object->if_contains("jsonrpc");
+  const json::value reply_id = id && valid_id(*id) ? *id : json::value(nullptr);
+  if (!jsonrpc || !jsonrpc->is_string() || jsonrpc->get_string() != "2.0") {
+    stream->finish(
+        error_message(reply_id, kInvalidRequest, "Invalid Request: \"jsonrpc\" must be \"2.0\"."));
+    return;
+  }
+  if (!method) {
+    if (id && (object->contains("result") || object->contains("error"))) {
+      stream->finish(std::nullopt);  // a response; this server sends no requests
+    } else {
+      stream->finish(error_message(reply_id, kInvalidRequest,
+                                   "Invalid Request: no \"method\", and not a response."));
+    }
+    return;
+  }
+  if (!method->is_string()) {
+    stream->finish(
+        error_message(reply_id, kInvalidRequest, "Invalid Request: \"method\" must be a string."));
+    return;
+  }
+  const json::value* params = object->if_contains("params");
+  if (params && !params->is_object()) {
+    if (!id) {
+      stream->finish(std::nullopt);
+    } else {
+      stream->finish(
+          error_message(reply_id, kInvalidParams, "Invalid params: \"params\" must be an object."));
+    }
+    return;
+  }
+  if (!id) {
+    notification(std::string(method->get_string()), params);
+    stream->finish(std::nullopt);
+    return;
+  }
+  if (!valid_id(*id)) {
+    stream->finish(error_message(nullptr, kInvalidRequest,
+                                 "Invalid Request: \"id\" must be a string or an integer."));
+    return;
+  }
+  request(*id, std::string(method->get_string()), params, stream);
+}
+
+void Session::notification(const std::string& method, const json::value* params) {
+  if (method == "notifications/initialized") {
+    initialized_.store(true);
+  } else if (method == "notifications/cancelled" && params) {
+    const json::value* request = params->get_object().if_contains("requestId");
+    if (!request || !valid_id(*request)) return;
+    std::shared_ptr<Call> call;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = calls_.find(json::serialize(*request));
+      if (it != calls_.end()) call = it->second;
+    }
+    if (call) call->cancel();
+  }
+}
+
+void Session::request(const json::value& id, const std::string& method, const json::value* params,
+                      const std::shared_ptr<Stream>& stream) {
+  const json::object empty;
+  const json::object& p = params ? params->get_object() : empty;
+  if (closed_.load()) {
+    stream->finish(error_message(id, kInvalidRequest, "The session is closed."));
+    return;
+  }
+  if (method == "initialize") {
+    const json::value* version = p.if_contains("protocolVersion");
+    if (!version || !version->is_string()) {
+      stream->finish(error_message(
+          id, kInvalidParams, "Invalid params: initialize needs a \"protocolVersion\" string."));
+      return;
+    }
+    std::string revision = is_supported_revision(version->get_string())
+                               ? std::string(version->get_string())
+                               : std::string(kLatestRevision);
+    {
+      std::lock_guard lock(mutex_);
+      revision_ = revision;
+    }
+    initialized_.store(true);
+    json::object result{
+        {"protocolVersion", revision},
+        {"capabilities", json::object{{"tools", json::object{{"listChanged", false}}},
+                                      {"logging", json::object{}}}},
+        {"serverInfo",
+         json::object{{"name", "corral"}, {"title", "corral"}, {"version", kVersion}}},
+        {"instructions",
+         "corral runs code and commands within bounds. Prefer `execute` to chain several tool "
+         "calls in one JavaScript function; its description lists what `codemode` offers."}};
+    stream->finish(result_message(id, std::move(result)));
+    return;
+  }
+  if (method == "ping") {
+    stream->finish(result_message(id, json::object{}));
+    return;
+  }
+  if (!initialized_.load()) {
+    stream->finish(error_message(id, kInvalidRequest,
+                                 "The session is not initialized: send initialize first."));
+    return;
+  }
+  if (method == "tools/list") {
+    tools_list(id, params, *stream);
+  } else if (method == "tools/call") {
+    tools_call(id, params, stream);
+  } else if (method == "logging/setLevel") {
+    const json::value* level = p.if_contains("level");
+    const int value = level && level->is_string() ? log_level_from_string(level->get_string()) : -1;
+    if (value < 0) {
+      stream->finish(error_message(
+          id, kInvalidParams,
+          "Invalid params: \"level\" must be one of debug, info, notice, warning, error, "
+          "critical, alert, emergency."));
+      return;
+    }
+    log_level_.store(value);
+    stream->finish(result_message(id, json::object{}));
+  } else {
+    stream->finish(error_message(id, kMethodNotFound, "Method not found: " + method));
+  }
+}
+
+void Session::tools_list(const json::value& id, const json::value* params, Stream& stream) {
+  std::size_t offset = 0;
+  if (params) {
+    if (const json::value* cursor = params->get_object().if_contains("cursor");
+        cursor && !cursor->is_null()) {
+      const json::string* text = cursor->if_string();
+      bool ok = text && !text->empty();
+      if (ok) {
+        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), offset);
+        ok = ec == std::errc() && end == text->data() + text->size() &&
+             offset < service_->impl().tools().size() && offset > 0;
+      }
+      if (!ok) {
+        stream.finish(error_message(id, kInvalidParams, "Invalid params: unknown cursor."));
+        return;
+      }
+    }
+  }
+  const auto& tools = service_->impl().tools();
+  const std::size_t page = service_->impl().options().page_size;
+  json::array list;
+  for (std::size_t i = offset; i < tools.size() && i < offset + page; ++i)
+    list.push_back(tools[i].definition);
+  json::object result{{"tools", std::move(list)}};
+  if (offset + page < tools.size()) result["nextCursor"] = std::to_string(offset + page);
+  stream.finish(result_message(id, std::move(result)));
+}
+
+void Session::tools_call(const json::value& id, const json::value* params,
+                         const std::shared_ptr<Stream>& stream) {
+  if (!params) {
+    stream->finish(error_message(id, kInvalidParams, "Invalid params: tools/call needs params."));
+    return;
+  }
+  const json::object& p = params->get_object();
+  const json::value* name = p.if_contains("name");
+  if (!name || !name->is_string()) {
+    stream->finish(
+        error_message(id, kInvalidParams, "Invalid params: tools/call needs a \"name\" string."));
+    return;
+  }
+  const Tool* tool = service_->impl().find_tool(name->get_string());
+  if (!tool) {
+    stream->finish(
+        error_message(id, kInvalidParams, "Unknown tool: " + std::string(name->get_string())));
+    return;
+  }
+  const json::value* arguments = p.if_contains("arguments");
+  if (arguments && !arguments->is_null() && !arguments->is_object()) {
+    stream->finish(
+        error_message(id, kInvalidParams, "Invalid params: \"arguments\" must be an object."));
+    return;
+  }
+  std::optional<json::value> token;
+  if (const json::value* meta = p.if_contains("_meta"); meta && meta->is_object()) {
+    if (const json::value* t = meta->get_object().if_contains("progressToken");
+        t && (t->is_string() || t->is_number()))
+      token = *t;
+  }
+  std::string key = json::serialize(id);
+  auto call = std::make_shared<Call>(weak_from_this(), stream, id, key, std::move(token));
+  {
+    std::lock_guard lock(mutex_);
+    if (!calls_.emplace(key, call).second) {
+      stream->finish(error_message(
+          id, kInvalidRequest, "Invalid Request: a request with id " + key + " is still running."));
+      return;
+    }
+  }
+  const json::object no_arguments;
+  service_->impl().call(
+      *tool, arguments && arguments->is_object() ? arguments->get_object() : no_arguments, call,
+      [call](json::object result) { call->finish(std::move(result)); });
+}
+
+void Session::finished(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  calls_.erase(key);
+}
+
+}  // namespace corral::mcp

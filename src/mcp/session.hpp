@@ -1,0 +1,94 @@
+// src/mcp/session.hpp: one MCP session, independent of its transport.
+//
+// The transport hands each incoming JSON-RPC message (text) to handle(),
+// with the Stream its answers go to: zero or more notifications related to
+// the request (progress, log), then at most one final message (the
+// response), then the stream is finished. Messages that are not requests
+// finish their stream at once with nothing.
+//
+// Thread safety: handle(), close() and the accessors may be called from any
+// thread; a Stream may be called from any thread, never concurrently with
+// itself for one exchange.
+#pragma once
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "mcp/service.hpp"
+
+namespace corral::mcp {
+
+namespace json = boost::json;
+
+// The revisions this server speaks, newest first.
+inline constexpr const char* kLatestRevision = "2025-11-25";
+bool is_supported_revision(std::string_view revision) noexcept;
+
+// Stream: where the messages of one exchange go.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  // A message related to the request (a notification); not the last.
+  virtual void send(std::string message) = 0;
+  // Ends the exchange: with the response, or with nothing (a notification,
+  // a cancelled request). Called exactly once.
+  virtual void finish(std::optional<std::string> response) = 0;
+};
+
+// JSON-RPC error codes.
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+
+std::string error_message(const json::value& id, int code, std::string_view message);
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  explicit Session(std::shared_ptr<Service> service);
+  ~Session();
+
+  void handle(std::string_view text, std::shared_ptr<Stream> stream);
+  // Cancels every call still running; later requests are refused.
+  void close();
+
+  bool initialized() const noexcept { return initialized_.load(); }
+  std::string revision() const;
+  // Server-to-client messages not related to a request (log notifications
+  // outside a call) go here when set.
+  void set_background(std::function<void(std::string)> sink);
+
+  class Call;
+
+ private:
+  void request(const json::value& id, const std::string& method, const json::value* params,
+               const std::shared_ptr<Stream>& stream);
+  void notification(const std::string& method, const json::value* params);
+  void tools_list(const json::value& id, const json::value* params, Stream& stream);
+  void tools_call(const json::value& id, const json::value* params,
+                  const std::shared_ptr<Stream>& stream);
+  void finished(const std::string& key);
+
+  std::shared_ptr<Service> service_;
+  mutable std::mutex mutex_;
+  std::atomic<bool> initialized_{false};
+  std::atomic<bool> closed_{false};
+  std::string revision_ = kLatestRevision;
+  // Log notifications at or above this level reach the client (-1: none,
+  // until logging/setLevel).
+  std::atomic<int> log_level_{-1};
+  std::map<std::string, std::shared_ptr<Call>> calls_;  // by serialized request id
+  std::function<void(std::string)> background_;
+};
+
+// MCP's eight syslog levels, 0 (debug) to 7 (emergency); -1 if unknown.
+int log_level_from_string(std::string_view level) noexcept;
+
+}  // namespace corral::mcp

@@ -1,0 +1,174 @@
+#include "mcp/typescript.hpp"
+
+#include <map>
+
+namespace corral::mcp {
+
+namespace {
+
+std::string pad(int indent) { return std::string(static_cast<std::size_t>(indent) * 2, ' '); }
+
+bool is_plain_key(std::string_view key) {
+  if (key.empty()) return false;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+// One-line JSDoc text: no comment terminator, no newlines.
+std::string doc_text(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' || text[i] == '\r') {
+      out += ' ';
+    } else if (text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/') {
+      out += "* /";
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::string literal(const json::value& v) {
+  if (v.is_string() || v.is_number() || v.is_bool() || v.is_null()) return json::serialize(v);
+  return "unknown";
+}
+
+std::string join_union(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " | ") + p;
+  return out.empty() ? "never" : out;
+}
+
+std::string object_type(const json::object& schema, int indent) {
+  const json::value* props = schema.if_contains("properties");
+  std::map<std::string, bool> required;
+  if (const json::value* r = schema.if_contains("required"); r && r->is_array()) {
+    for (const auto& name : r->get_array())
+      if (name.is_string()) required[std::string(name.get_string())] = true;
+  }
+  std::string out = "{\n";
+  if (props && props->is_object()) {
+    for (const auto& [key, sub] : props->get_object()) {
+      if (const json::object* o = sub.if_object()) {
+        if (const json::value* d = o->if_contains("description"); d && d->is_string())
+          out += pad(indent + 1) + "/** " + doc_text(d->get_string()) + " */\n";
+      }
+      const std::string name =
+          is_plain_key(key) ? std::string(key) : json::serialize(json::string(key));
+      out += pad(indent + 1) + name + (required.count(std::string(key)) ? "" : "?") + ": " +
+             schema_to_typescript(sub, indent + 1) + ";\n";
+    }
+  }
+  const json::value* extra = schema.if_contains("additionalProperties");
+  if (extra && extra->is_object()) {
+    out += pad(indent + 1) + "[key: string]: " + schema_to_typescript(*extra, indent + 1) + ";\n";
+  } else if ((!props || !props->is_object() || props->get_object().empty()) &&
+             !(extra && extra->is_bool() && !extra->get_bool())) {
+    out += pad(indent + 1) + "[key: string]: unknown;\n";
+  }
+  if (out == "{\n") return "{}";
+  return out + pad(indent) + "}";
+}
+
+std::string typed(std::string_view type, const json::object& schema, int indent) {
+  if (type == "string") return "string";
+  if (type == "number" || type == "integer") return "number";
+  if (type == "boolean") return "boolean";
+  if (type == "null") return "null";
+  if (type == "array") {
+    const json::value* items = schema.if_contains("items");
+    std::string item = items ? schema_to_typescript(*items, indent) : "unknown";
+    if (item.find(' ') != std::string::npos && item.front() != '{') item = "(" + item + ")";
+    return item + "[]";
+  }
+  if (type == "object") return object_type(schema, indent);
+  return "unknown";
+}
+
+}  // namespace
+
+std::string schema_to_typescript(const json::value& schema, int indent) {
+  if (indent > 12) return "unknown";  // deeply nested or recursive schemas
+  const json::object* o = schema.if_object();
+  if (!o) return schema.is_bool() && !schema.get_bool() ? "never" : "unknown";
+  if (const json::value* c = o->if_contains("const")) return literal(*c);
+  if (const json::value* e = o->if_contains("enum"); e && e->is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& v : e->get_array()) parts.push_back(literal(v));
+    return join_union(parts);
+  }
+  for (const char* key : {"anyOf", "oneOf"}) {
+    if (const json::value* alts = o->if_contains(key); alts && alts->is_array()) {
+      std::vector<std::string> parts;
+      for (const auto& alt : alts->get_array()) parts.push_back(schema_to_typescript(alt, indent));
+      return join_union(parts);
+    }
+  }
+  const json::value* type = o->if_contains("type");
+  if (type && type->is_string()) return typed(type->get_string(), *o, indent);
+  if (type && type->is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& t : type->get_array())
+      if (t.is_string()) parts.push_back(typed(t.get_string(), *o, indent));
+    return join_union(parts);
+  }
+  if (o->contains("properties")) return object_type(*o, indent);
+  return "unknown";
+}
+
+std::string js_identifier(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '$';
+    out += ok ? c : '_';
+  }
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), '_');
+  if (out.size() > 128) out.resize(128);
+  return out;
+}
+
+namespace {
+
+struct Node {
+  const DeclaredTool* tool = nullptr;
+  std::map<std::string, Node> children;
+};
+
+void render(const std::string& name, const Node& node, int indent, std::string& out) {
+  if (node.tool) {
+    const DeclaredTool& t = *node.tool;
+    if (!t.description.empty()) out += pad(indent) + "/** " + doc_text(t.description) + " */\n";
+    std::string input =
+        t.input_schema.is_null() ? "unknown" : schema_to_typescript(t.input_schema, indent);
+    std::string output =
+        t.output_schema.is_null() ? "unknown" : schema_to_typescript(t.output_schema, indent);
+    out += pad(indent) + name + "(input: " + input + "): Promise<" + output + ">;\n";
+    return;
+  }
+  out += pad(indent) + name + ": {\n";
+  for (const auto& [child, sub] : node.children) render(child, sub, indent + 1, out);
+  out += pad(indent) + "};\n";
+}
+
+}  // namespace
+
+std::string declarations(const std::vector<DeclaredTool>& tools) {
+  Node root;
+  for (const DeclaredTool& tool : tools) {
+    Node* node = &root;
+    for (const std::string& segment : tool.path) node = &node->children[segment];
+    node->tool = &tool;
+  }
+  std::string out = "declare const codemode: {\n";
+  for (const auto& [name, node] : root.children) render(name, node, 1, out);
+  return out + "};\n";
+}
+
+}  // namespace corral::mcp

@@ -1,0 +1,569 @@
+// A small MCP client: stdio (a spawned command, newline-delimited JSON-RPC)
+// and Streamable HTTP (one POST per message, JSON or SSE answers).
+#include "mcp/upstream.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+#include <condition_variable>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "mcp/service.hpp"
+
+extern char** environ;
+
+namespace corral::mcp {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+constexpr const char* kClientRevision = "2025-06-18";
+
+json::object initialize_params() {
+  return json::object{{"protocolVersion", kClientRevision},
+                      {"capabilities", json::object{}},
+                      {"clientInfo", json::object{{"name", "corral"}, {"version", "0.1.0"}}}};
+}
+
+std::string error_text(const json::object& message) {
+  const json::value* error = message.if_contains("error");
+  const json::object* e = error ? error->if_object() : nullptr;
+  const json::value* text = e ? e->if_contains("message") : nullptr;
+  return text && text->is_string() ? std::string(text->get_string()) : "error";
+}
+
+// StdioUpstream: a child process speaking MCP on its stdin and stdout.
+class StdioUpstream : public UpstreamClient {
+ public:
+  using Reply = std::function<void(std::optional<json::object> message, std::string error)>;
+
+  StdioUpstream(const Upstream& upstream, Logger logger) : logger_(std::move(logger)) {
+    name_ = upstream.name;
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0)
+      throw std::runtime_error("pipe: " + std::string(strerror(errno)));
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+      ::close(in[0]);
+      ::close(in[1]);
+      throw std::runtime_error("pipe: " + std::string(strerror(errno)));
+    }
+    if (::pipe2(stop_, O_CLOEXEC) != 0) {
+      for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+      throw std::runtime_error("pipe: " + std::string(strerror(errno)));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) sigaddset(&defaults, s);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    std::vector<char*> argv;
+    for (const auto& a : upstream.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int rc = posix_spawnp(&pid_, argv[0], &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(in[0]);
+    ::close(out[1]);
+    to_child_ = in[1];
+    from_child_ = out[0];
+    if (rc != 0) {
+      pid_ = 0;
+      close();
+      throw std::runtime_error("cannot start " + upstream.command[0] + ": " + strerror(rc));
+    }
+    reader_ = std::thread([this] { read_loop(); });
+  }
+
+  ~StdioUpstream() override { close(); }
+
+  void request(const std::string& method, json::object params, Reply reply) {
+    std::int64_t id = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (ended_) {
+        reply(std::nullopt, "the upstream server " + name_ + " has exited");
+        return;
+      }
+      id = ++next_id_;
+      pending_[id] = std::move(reply);
+    }
+    write(json::object{
+        {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+  }
+
+  // Blocking request with a deadline (connect only).
+  json::object request_sync(const std::string& method, json::object params,
+                            std::chrono::steady_clock::time_point deadline) {
+    auto promise = std::make_shared<std::promise<json::object>>();
+    auto future = promise->get_future();
+    request(method, std::move(params), [promise](std::optional<json::object> m, std::string error) {
+      if (!m) {
+        promise->set_exception(std::make_exception_ptr(std::runtime_error(error)));
+      } else if (m->contains("error")) {
+        promise->set_exception(std::make_exception_ptr(std::runtime_error(error_text(*m))));
+      } else {
+        const json::value* r = m->if_contains("result");
+        promise->set_value(r && r->is_object() ? r->get_object() : json::object{});
+      }
+    });
+    if (future.wait_until(deadline) != std::future_status::ready)
+      throw std::runtime_error(method + " got no answer in time");
+    return future.get();
+  }
+
+  void notify(const std::string& method) {
+    write(json::object{{"jsonrpc", "2.0"}, {"method", method}});
+  }
+
+  void call_tool(const std::string& tool, json::value arguments, std::chrono::milliseconds,
+                 Done done) override {
+    request("tools/call", json::object{{"name", tool}, {"arguments", std::move(arguments)}},
+            [done](std::optional<json::object> m, std::string error) {
+              if (!m) return done(std::nullopt, error);
+              if (m->contains("error")) return done(std::nullopt, error_text(*m));
+              const json::value* r = m->if_contains("result");
+              done(r && r->is_object() ? std::optional<json::object>(r->get_object())
+                                       : std::optional<json::object>(json::object{}),
+                   {});
+            });
+  }
+
+  void close() override {
+    {
+      std::lock_guard lock(close_mutex_);
+      if (closed_) return;
+      closed_ = true;
+    }
+    {
+      std::lock_guard lock(write_mutex_);
+      if (to_child_ >= 0) ::close(to_child_);
+      to_child_ = -1;
+    }
+    if (pid_ > 0) {
+      // The server gets SIGTERM, and SIGKILL if it is still there 2 s later.
+      const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+      ::kill(pid_, SIGTERM);
+      if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        if (::poll(&p, 1, 2000) == 0) ::kill(pid_, SIGKILL);
+        ::close(pidfd);
+      }
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+      pid_ = 0;
+    }
+    if (stop_[1] >= 0) {
+      const char byte = 1;
+      (void)!::write(stop_[1], &byte, 1);
+    }
+    if (reader_.joinable()) reader_.join();
+    for (int* fd : {&from_child_, &stop_[0], &stop_[1]}) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+    fail_pending("the upstream server " + name_ + " was closed");
+  }
+
+ private:
+  void write(const json::object& message) {
+    std::string line = json::serialize(message) + "\n";
+    std::lock_guard lock(write_mutex_);
+    std::size_t at = 0;
+    while (to_child_ >= 0 && at < line.size()) {
+      const ssize_t n = ::write(to_child_, line.data() + at, line.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+  }
+
+  void read_loop() {
+    std::string buffer;
+    char chunk[65536];
+    while (true) {
+      pollfd fds[2] = {{from_child_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (fds[1].revents) break;
+      const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      buffer.append(chunk, static_cast<std::size_t>(n));
+      std::size_t newline;
+      while ((newline = buffer.find('\n')) != std::string::npos) {
+        on_line(buffer.substr(0, newline));
+        buffer.erase(0, newline + 1);
+      }
+    }
+    fail_pending("the upstream server " + name_ + " has exited");
+  }
+
+  void on_line(const std::string& line) {
+    boost::system::error_code ec;
+    json::value v = json::parse(line, ec);
+    if (ec || !v.is_object()) {
+      if (logger_ && line.find_first_not_of(" \r\t") != std::string::npos)
+        logger_(LogLevel::debug, "upstream " + name_ + " wrote a line that is not JSON-RPC");
+      return;
+    }
+    json::object& m = v.get_object();
+    const json::value* id = m.if_contains("id");
+    const json::value* method = m.if_contains("method");
+    if (method && id) {  // a request to us: we answer ping, nothing else
+      if (method->is_string() && method->get_string() == "ping") {
+        write(json::object{{"jsonrpc", "2.0"}, {"id", *id}, {"result", json::object{}}});
+      } else {
+        write(json::object{
+            {"jsonrpc", "2.0"},
+            {"id", *id},
+            {"error", json::object{{"code", -32601}, {"message", "Method not found"}}}});
+      }
+      return;
+    }
+    if (!id || !id->is_int64()) return;  // notifications and strays
+    Reply reply;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = pending_.find(id->get_int64());
+      if (it == pending_.end()) return;
+      reply = std::move(it->second);
+      pending_.erase(it);
+    }
+    reply(std::move(m), m.contains("error") ? error_text(m) : std::string());
+  }
+
+  void fail_pending(const std::string& why) {
+    std::map<std::int64_t, Reply> pending;
+    {
+      std::lock_guard lock(mutex_);
+      ended_ = true;
+      pending.swap(pending_);
+    }
+    for (auto& [id, reply] : pending) reply(std::nullopt, why);
+  }
+
+  Logger logger_;
+  pid_t pid_ = 0;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  int stop_[2] = {-1, -1};
+  std::thread reader_;
+  std::mutex mutex_;
+  std::mutex write_mutex_;
+  std::mutex close_mutex_;
+  bool closed_ = false;
+  bool ended_ = false;
+  std::int64_t next_id_ = 0;
+  std::map<std::int64_t, Reply> pending_;
+};
+
+// HttpUpstream: a Streamable HTTP endpoint; one connection per message.
+class HttpUpstream : public UpstreamClient {
+ public:
+  HttpUpstream(const Upstream& upstream) : headers_(upstream.headers) {
+    name_ = upstream.name;
+    auto url = boost::urls::parse_uri(upstream.url);
+    if (!url || url->scheme() != "http")
+      throw std::runtime_error("the url must be http://host[:port]/path");
+    host_ = std::string(url->host());
+    port_ = url->has_port() ? std::string(url->port()) : "80";
+    target_ = url->encoded_target().empty() ? "/" : std::string(url->encoded_target());
+  }
+
+  ~HttpUpstream() override { close(); }
+
+  // Sends one message; returns the JSON-RPC response to it (null for a
+  // notification). Throws std::runtime_error.
+  json::value post(const json::object& message, std::chrono::milliseconds timeout) {
+    asio::io_context ioc;
+    beast::tcp_stream stream(ioc);
+    stream.expires_after(timeout);
+    asio::ip::tcp::resolver resolver(ioc);
+    stream.connect(resolver.resolve(host_, port_));
+    http::request<http::string_body> req{http::verb::post, target_, 11};
+    req.set(http::field::host, host_ + ":" + port_);
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::accept, "application/json, text/event-stream");
+    {
+      std::lock_guard lock(mutex_);
+      if (!session_.empty()) req.set("Mcp-Session-Id", session_);
+      if (initialized_) req.set("MCP-Protocol-Version", revision_);
+    }
+    for (const auto& [k, v] : headers_) req.set(k, v);
+    req.body() = json::serialize(message);
+    req.prepare_payload();
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(std::uint64_t{64} << 20);
+    http::read(stream, buffer, parser);
+    auto& res = parser.get();
+    if (auto it = res.find("mcp-session-id"); it != res.end()) {
+      std::lock_guard lock(mutex_);
+      session_ = std::string(it->value());
+    }
+    beast::error_code ignored;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    const unsigned status = res.result_int();
+    if (status == 202) return nullptr;
+    if (status >= 300)
+      throw std::runtime_error("HTTP " + std::to_string(status) + " from " + host_ + ":" + port_ +
+                               target_);
+    const json::value* id = message.if_contains("id");
+    const std::string type(res[http::field::content_type]);
+    if (type.rfind("text/event-stream", 0) == 0) {
+      std::istringstream in(res.body());
+      std::string line, data;
+      auto take = [&]() -> std::optional<json::value> {
+        boost::system::error_code ec;
+        json::value v = json::parse(data, ec);
+        data.clear();
+        if (!ec && v.is_object() && id && v.get_object().if_contains("id") &&
+            v.get_object().at("id") == *id && !v.get_object().contains("method"))
+          return v;
+        return std::nullopt;
+      };
+      while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) {
+          if (!data.empty())
+            if (auto v = take()) return *v;
+        } else if (line.rfind("data:", 0) == 0) {
+          std::string part = line.substr(5);
+          if (!part.empty() && part[0] == ' ') part.erase(0, 1);
+          data += (data.empty() ? "" : "\n") + part;
+        }
+      }
+      if (!data.empty())
+        if (auto v = take()) return *v;
+      throw std::runtime_error("the event stream ended without a response");
+    }
+    return json::parse(res.body());
+  }
+
+  json::object request_sync(const std::string& method, json::object params,
+                            std::chrono::milliseconds timeout) {
+    const std::int64_t id = next_id_.fetch_add(1) + 1;
+    json::value answer = post(
+        json::object{
+            {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}},
+        timeout);
+    if (!answer.is_object()) throw std::runtime_error(method + ": no response");
+    if (answer.get_object().contains("error"))
+      throw std::runtime_error(method + ": " + error_text(answer.get_object()));
+    const json::value* r = answer.get_object().if_contains("result");
+    return r && r->is_object() ? r->get_object() : json::object{};
+  }
+
+  void connect(std::chrono::milliseconds timeout) {
+    json::object init = request_sync("initialize", initialize_params(), timeout);
+    {
+      std::lock_guard lock(mutex_);
+      if (const json::value* v = init.if_contains("protocolVersion"); v && v->is_string())
+        revision_ = std::string(v->get_string());
+      initialized_ = true;
+    }
+    post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}, timeout);
+  }
+
+  void call_tool(const std::string& tool, json::value arguments, std::chrono::milliseconds timeout,
+                 Done done) override {
+    tasks_.spawn([this, tool, arguments = std::move(arguments), timeout, done] {
+      try {
+        done(request_sync("tools/call", json::object{{"name", tool}, {"arguments", arguments}},
+                          timeout),
+             {});
+      } catch (const std::exception& e) {
+        done(std::nullopt, "upstream " + name_ + ": " + e.what());
+      }
+    });
+  }
+
+  void close() override {
+    tasks_.wait_idle();
+    std::string session;
+    {
+      std::lock_guard lock(mutex_);
+      session.swap(session_);
+    }
+    if (session.empty()) return;
+    try {  // end the session; a server that does not care answers 405
+      asio::io_context ioc;
+      beast::tcp_stream stream(ioc);
+      stream.expires_after(std::chrono::seconds(2));
+      asio::ip::tcp::resolver resolver(ioc);
+      stream.connect(resolver.resolve(host_, port_));
+      http::request<http::empty_body> req{http::verb::delete_, target_, 11};
+      req.set(http::field::host, host_ + ":" + port_);
+      req.set("Mcp-Session-Id", session);
+      for (const auto& [k, v] : headers_) req.set(k, v);
+      http::write(stream, req);
+      beast::flat_buffer buffer;
+      http::response<http::string_body> res;
+      http::read(stream, buffer, res);
+    } catch (const std::exception&) {
+    }
+  }
+
+  void list_tools(std::chrono::milliseconds timeout) {
+    std::string cursor;
+    do {
+      json::object params;
+      if (!cursor.empty()) params["cursor"] = cursor;
+      cursor = read_tools_page(request_sync("tools/list", std::move(params), timeout), tools_);
+    } while (!cursor.empty());
+  }
+
+ private:
+  std::map<std::string, std::string> headers_;
+  std::string host_, port_, target_;
+  std::mutex mutex_;
+  std::string session_;
+  std::string revision_ = kClientRevision;
+  bool initialized_ = false;
+  std::atomic<std::int64_t> next_id_{0};
+  Tasks tasks_;
+};
+
+}  // namespace
+
+std::string read_tools_page(const json::object& result, std::vector<UpstreamTool>& out) {
+  if (const json::value* tools = result.if_contains("tools"); tools && tools->is_array()) {
+    for (const auto& t : tools->get_array()) {
+      const json::object* o = t.if_object();
+      const json::value* name = o ? o->if_contains("name") : nullptr;
+      if (!name || !name->is_string()) continue;
+      UpstreamTool tool;
+      tool.name = std::string(name->get_string());
+      if (const json::value* d = o->if_contains("description"); d && d->is_string())
+        tool.description = std::string(d->get_string());
+      if (const json::value* s = o->if_contains("inputSchema")) tool.input_schema = *s;
+      if (const json::value* s = o->if_contains("outputSchema")) tool.output_schema = *s;
+      out.push_back(std::move(tool));
+    }
+  }
+  const json::value* next = result.if_contains("nextCursor");
+  return next && next->is_string() ? std::string(next->get_string()) : std::string();
+}
+
+std::unique_ptr<UpstreamClient> UpstreamClient::connect(const Upstream& upstream,
+                                                        std::chrono::milliseconds timeout,
+                                                        const Logger& logger) {
+  const std::string what = "upstream MCP server " + upstream.name;
+  try {
+    if (!upstream.url.empty()) {
+      auto client = std::make_unique<HttpUpstream>(upstream);
+      client->connect(timeout);
+      client->list_tools(timeout);
+      return client;
+    }
+    auto client = std::make_unique<StdioUpstream>(upstream, logger);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    client->request_sync("initialize", initialize_params(), deadline);
+    client->notify("notifications/initialized");
+    std::string cursor;
+    std::vector<UpstreamTool> tools;
+    do {
+      json::object params;
+      if (!cursor.empty()) params["cursor"] = cursor;
+      cursor =
+          read_tools_page(client->request_sync("tools/list", std::move(params), deadline), tools);
+    } while (!cursor.empty());
+    client->set_tools(std::move(tools));
+    return client;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(what + ": " + e.what());
+  }
+}
+
+std::vector<Upstream> parse_upstreams(const std::string& setting) {
+  std::string text = setting;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return {};
+  if (text[first] != '{') {
+    std::ifstream in(setting);
+    if (!in) throw std::invalid_argument("cannot read the upstream file " + setting);
+    std::stringstream s;
+    s << in.rdbuf();
+    text = s.str();
+  }
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec || !v.is_object())
+    throw std::invalid_argument(
+        "must be a JSON object {\"NAME\": {\"command\": [..]} or {\"url\": \"http://..\"}}");
+  std::vector<Upstream> out;
+  for (const auto& [name, entry] : v.get_object()) {
+    const std::string where = "upstream \"" + std::string(name) + "\"";
+    const json::object* e = entry.if_object();
+    if (!e) throw std::invalid_argument(where + ": must be an object");
+    Upstream u;
+    u.name = std::string(name);
+    for (const auto& [key, value] : *e) {
+      if (key == "command") {
+        if (value.is_string()) {
+          std::istringstream words{std::string(value.get_string())};
+          for (std::string w; words >> w;) u.command.push_back(w);
+        } else if (value.is_array()) {
+          for (const auto& a : value.get_array()) {
+            if (!a.is_string()) throw std::invalid_argument(where + ": command must list strings");
+            u.command.emplace_back(a.get_string());
+          }
+        } else {
+          throw std::invalid_argument(where + ": command must be a list of strings");
+        }
+        if (u.command.empty()) throw std::invalid_argument(where + ": command is empty");
+      } else if (key == "url") {
+        if (!value.is_string()) throw std::invalid_argument(where + ": url must be a string");
+        u.url = std::string(value.get_string());
+        auto url = boost::urls::parse_uri(u.url);
+        if (!url || url->scheme() != "http" || url->host().empty())
+          throw std::invalid_argument(where + ": url must be http://host[:port]/path");
+      } else if (key == "headers") {
+        if (!value.is_object()) throw std::invalid_argument(where + ": headers must be an object");
+        for (const auto& [h, hv] : value.get_object()) {
+          if (!hv.is_string()) throw std::invalid_argument(where + ": header values are strings");
+          u.headers[std::string(h)] = std::string(hv.get_string());
+        }
+      } else {
+        throw std::invalid_argument(where + ": unknown key \"" + std::string(key) + "\"");
+      }
+    }
+    if (u.command.empty() == u.url.empty())
+      throw std::invalid_argument(where + ": give a command or a url");
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+}  // namespace corral::mcp

@@ -1,0 +1,61 @@
+// src/mcp/upstream.hpp: a small MCP client for upstream servers (stdio
+// command or Streamable HTTP URL), enough to list their tools and call them
+// on behalf of code mode.
+#pragma once
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corral/mcp.hpp"
+
+namespace corral::mcp {
+
+namespace json = boost::json;
+
+// UpstreamTool: one tool an upstream server listed.
+struct UpstreamTool {
+  std::string name;
+  std::string description;
+  json::value input_schema;   // null when absent
+  json::value output_schema;  // null when absent
+};
+
+// UpstreamClient: one initialized connection. call_tool() may be called
+// from any thread and never blocks on the server; `done` runs on a client
+// thread with the CallToolResult object, or with nullopt and an error text.
+class UpstreamClient {
+ public:
+  using Done = std::function<void(std::optional<json::object> result, std::string error)>;
+
+  // Connects (spawns the command, or reaches the URL), initializes and
+  // lists the tools, all within `timeout`. Throws std::runtime_error naming
+  // the upstream and what failed.
+  static std::unique_ptr<UpstreamClient> connect(const Upstream& upstream,
+                                                 std::chrono::milliseconds timeout,
+                                                 const Logger& logger);
+  virtual ~UpstreamClient() = default;
+
+  const std::string& name() const noexcept { return name_; }
+  const std::vector<UpstreamTool>& tools() const noexcept { return tools_; }
+  void set_tools(std::vector<UpstreamTool> tools) { tools_ = std::move(tools); }
+
+  virtual void call_tool(const std::string& tool, json::value arguments,
+                         std::chrono::milliseconds timeout, Done done) = 0;
+  // Fails what is pending, stops the server process (stdio) or ends the
+  // session (HTTP). Idempotent.
+  virtual void close() = 0;
+
+ protected:
+  std::string name_;
+  std::vector<UpstreamTool> tools_;
+};
+
+// Reads a tools/list page's tools into `out`; returns nextCursor (or empty).
+std::string read_tools_page(const json::object& result, std::vector<UpstreamTool>& out);
+
+}  // namespace corral::mcp

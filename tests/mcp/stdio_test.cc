@@ -1,0 +1,155 @@
+// `corral mcp` as a real process: only protocol messages on stdout, logs on
+// stderr, a clean exit when stdin closes, refused settings named.
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+extern char** environ;
+
+namespace {
+
+namespace json = boost::json;
+
+// McpProcess: `corral mcp ARGS` with its three streams on pipes.
+class McpProcess {
+ public:
+  explicit McpProcess(std::vector<std::string> args) {
+    int in[2], out[2], err[2];
+    EXPECT_EQ(::pipe2(in, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(out, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(err, O_CLOEXEC), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<std::string> argv = {CORRAL_BINARY, "mcp"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> raw;
+    for (auto& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&pid_, CORRAL_BINARY, &actions, nullptr, raw.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    in_ = in[1];
+    out_ = out[0];
+    err_ = err[0];
+  }
+  ~McpProcess() {
+    close_stdin();
+    wait();
+    ::close(out_);
+    ::close(err_);
+  }
+
+  void send(const std::string& line) {
+    const std::string data = line + "\n";
+    ASSERT_EQ(::write(in_, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  }
+  // The next stdout line (bounded wait); empty at end of file.
+  std::string line() {
+    while (true) {
+      const auto nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        std::string l = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return l;
+      }
+      pollfd p{out_, POLLIN, 0};
+      if (::poll(&p, 1, 30'000) <= 0) {
+        ADD_FAILURE() << "no line from corral mcp in 30 s";
+        return {};
+      }
+      char chunk[4096];
+      const ssize_t n = ::read(out_, chunk, sizeof chunk);
+      if (n <= 0) return {};
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  void close_stdin() {
+    if (in_ >= 0) ::close(in_);
+    in_ = -1;
+  }
+  int wait() {
+    if (pid_ <= 0) return status_;
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+    status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return status_;
+  }
+  std::string rest_of_stdout() {
+    std::string all = buffer_;
+    char chunk[4096];
+    ssize_t n;
+    while ((n = ::read(out_, chunk, sizeof chunk)) > 0)
+      all.append(chunk, static_cast<std::size_t>(n));
+    return all;
+  }
+  std::string stderr_text() {
+    std::string all;
+    char chunk[4096];
+    ssize_t n;
+    while ((n = ::read(err_, chunk, sizeof chunk)) > 0)
+      all.append(chunk, static_cast<std::size_t>(n));
+    return all;
+  }
+
+ private:
+  pid_t pid_ = 0;
+  int status_ = -1;
+  int in_ = -1, out_ = -1, err_ = -1;
+  std::string buffer_;
+};
+
+const std::string kManifest = std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/mcp_tools.yaml";
+
+TEST(McpStdio, SpeaksOnlyJsonRpcOnStdoutAndExitsWhenStdinCloses) {
+  McpProcess p({"--mcp-manifest", kManifest, "--max-workers", "1", "--log-level", "debug"});
+  p.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  json::value init = json::parse(p.line());
+  EXPECT_EQ(init.at("result").at("protocolVersion").as_string(), "2025-06-18");
+  p.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  p.send("this is not json");
+  EXPECT_EQ(json::parse(p.line()).at("error").at("code").to_number<int>(), -32700);
+  p.send(
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute","arguments":{"code":"async () => { console.log('to the result, not stdout'); return (await codemode.fixture_greet({flags:{name:'stdio'}})).stdout; }"}}})");
+  json::value r = json::parse(p.line());
+  EXPECT_EQ(r.at("id").to_number<int>(), 2);
+  EXPECT_EQ(r.at("result").at("structuredContent").at("value").as_string(), "hello, stdio\n");
+  p.close_stdin();
+  EXPECT_EQ(p.wait(), 0);
+  EXPECT_EQ(p.rest_of_stdout(), "");  // nothing but the answers
+  EXPECT_NE(p.stderr_text().find("serving MCP on stdio"), std::string::npos);
+}
+
+TEST(McpStdio, RefusedSettingsAreNamedAndExitOne) {
+  McpProcess p({"--mcp-mode", "sideways", "--mcp-upstream", R"({"x": {}})"});
+  EXPECT_EQ(p.wait(), 1);
+  const std::string err = p.stderr_text();
+  EXPECT_NE(err.find("--mcp-mode or CORRAL_MCP_MODE: must be one of direct, compact"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("--mcp-upstream or CORRAL_MCP_UPSTREAM: upstream \"x\""), std::string::npos)
+      << err;
+  EXPECT_EQ(p.rest_of_stdout(), "");
+}
+
+TEST(McpStdio, AManifestThatCannotBeBoundStopsTheStart) {
+  McpProcess p({"--mcp-manifest", "/no/such/manifest.yaml"});
+  EXPECT_EQ(p.wait(), 1);
+  EXPECT_NE(p.stderr_text().find("manifest /no/such/manifest.yaml"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,257 @@
+// The tools: execute (code mode calling bound commands), direct and compact
+// command tools, failures as isError results, the result budget, progress,
+// and cancellation that leaves no process behind.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "mcp_test_util.hpp"
+
+namespace corral::mcp::testing {
+namespace {
+
+json::object failure_of(const json::object& result) {
+  EXPECT_TRUE(result.contains("isError") && result.at("isError").as_bool());
+  return json::parse(text_of(result)).as_object();
+}
+
+TEST(McpTools, ListsExecuteAndEachCommandWithSchemasAndAnnotations) {
+  Harness h;
+  json::value r = h.request("tools/list");
+  const json::array& tools = r.at("result").at("tools").as_array();
+  ASSERT_EQ(tools.size(), 5u);
+  EXPECT_EQ(tools[0].at("name").as_string(), "execute");
+  EXPECT_TRUE(tools[0].as_object().contains("outputSchema"));
+  const std::string description(tools[0].at("description").as_string());
+  EXPECT_NE(description.find("declare const codemode"), std::string::npos);
+  EXPECT_NE(description.find("fixture_greet(input: {"), std::string::npos);
+  EXPECT_NE(description.find("/** Who to greet */"), std::string::npos);
+  const json::object* greet = nullptr;
+  for (const auto& t : tools)
+    if (t.at("name").as_string() == "fixture_greet") greet = &t.as_object();
+  ASSERT_NE(greet, nullptr);
+  EXPECT_EQ(greet->at("title").as_string(), "Greet someone");
+  const json::object& a = greet->at("annotations").as_object();
+  EXPECT_EQ(a.at("title").as_string(), "Greet someone");
+  EXPECT_TRUE(a.at("readOnlyHint").as_bool());
+  EXPECT_FALSE(a.at("destructiveHint").as_bool());
+  EXPECT_TRUE(a.at("idempotentHint").as_bool());
+  EXPECT_FALSE(a.at("openWorldHint").as_bool());
+  EXPECT_EQ(greet->at("inputSchema").at("type").as_string(), "object");
+}
+
+TEST(McpTools, ExecuteChainsBoundCommandsAndReturnsStructuredContent) {
+  Harness h;
+  json::object r = h.call(
+      "execute", {{"code",
+                   "async () => { const a = await codemode.fixture_greet({flags: {name: 'a'}});"
+                   " const b = await codemode.fixture_greet({flags: {name: 'b'}});"
+                   " console.log('two calls'); return [a.stdout, b.stdout]; }"}});
+  EXPECT_FALSE(r.contains("isError"));
+  EXPECT_EQ(json::serialize(r.at("structuredContent")), R"({"value":["hello, a\n","hello, b\n"]})");
+  EXPECT_EQ(text_of(r, 0), R"(["hello, a\n","hello, b\n"])");
+  EXPECT_EQ(text_of(r, 1), "stdout:\ntwo calls\n");
+}
+
+TEST(McpTools, ExecuteFailuresAreErrorResultsWithTheCodeAndTheOutput) {
+  Harness h;
+  json::object thrown = h.call("execute", {{"code",
+                                            "async () => { console.log('before'); "
+                                            "throw new Error('boom'); }"}});
+  json::object f = failure_of(thrown);
+  EXPECT_EQ(f.at("code").as_string(), "guest_error");
+  EXPECT_FALSE(f.at("retryable").as_bool());
+  EXPECT_EQ(text_of(thrown, 1), "stdout:\nbefore\n");
+
+  json::object spun =
+      h.call("execute", {{"code", "async () => { while (true) {} }"}, {"timeout", 200}});
+  EXPECT_EQ(failure_of(spun).at("code").as_string(), "timeout");
+
+  json::object bad = h.call("execute", {{"code", 42}});
+  EXPECT_EQ(failure_of(bad).at("code").as_string(), "invalid_request");
+  json::object extra = h.call("execute", {{"code", "1"}, {"nope", 1}});
+  EXPECT_EQ(failure_of(extra).at("code").as_string(), "invalid_request");
+
+  // A failing command inside code mode is an exception the guest can catch.
+  json::object caught =
+      h.call("execute", {{"code",
+                          "async () => { try { await codemode.fixture_fail({}); } catch (e) {"
+                          " return e.message; } }"}});
+  const std::string message(caught.at("structuredContent").at("value").as_string());
+  EXPECT_NE(message.find("command_failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("about to fail"), std::string::npos) << message;
+}
+
+TEST(McpTools, DirectCommandToolsAnswerTheOutputViewOrAnErrorWithTheCode) {
+  Harness h;
+  json::object ok = h.call("fixture_greet", {{"flags", {{"name", "bob"}}}});
+  EXPECT_EQ(text_of(ok), "hello, bob\n");
+  EXPECT_EQ(ok.at("structuredContent").at("exitCode").to_number<int>(), 0);
+
+  json::object failed = h.call("fixture_fail", {});
+  EXPECT_EQ(failure_of(failed).at("code").as_string(), "command_failed");
+  EXPECT_NE(text_of(failed, 1).find("about to fail"), std::string::npos);
+
+  json::object invalid = h.call("fixture_greet", {{"flags", {{"nope", 1}}}});
+  EXPECT_EQ(failure_of(invalid).at("code").as_string(), "invalid_request");
+}
+
+// A FIFO at `path`: reading it blocks until the command wrote its pids.
+std::string fifo(const std::string& name) {
+  const std::string path = name + "." + std::to_string(::getpid());
+  std::remove(path.c_str());
+  EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  return path;
+}
+
+std::vector<int> read_pids(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<int> pids;
+  for (int pid; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+TEST(McpTools, BusyCommandsSayTheyAreRetryable) {
+  Harness h;
+  const std::string dir = ::testing::TempDir();
+  // The fixture has two slots: fill them, then a third call is busy.
+  std::vector<std::shared_ptr<Recorder>> running;
+  for (int i = 0; i < 2; ++i) {
+    const std::string pids = fifo(dir + "/busy_pids_" + std::to_string(i));
+    running.push_back(h.start(
+        "tools/call",
+        json::object{{"name", "fixture_spawn"}, {"arguments", {{"flags", {{"pids", pids}}}}}}));
+    EXPECT_EQ(read_pids(pids).size(), 3u);  // the command runs: its slot is taken
+  }
+  json::object busy = h.call("fixture_greet", {});
+  json::object f = failure_of(busy);
+  EXPECT_EQ(f.at("code").as_string(), "busy");
+  EXPECT_TRUE(f.at("retryable").as_bool());
+  h.session().close();
+  for (auto& r : running) EXPECT_TRUE(r->wait().is_null());
+}
+
+bool alive(int pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || line.substr(close + 2, 1) != "Z";
+}
+
+TEST(McpTools, CancellingACommandCallLeavesNoProcessOfItsTree) {
+  Harness h;
+  const std::string pids = fifo(::testing::TempDir() + "/cancel_pids");
+  auto call = h.start("tools/call",
+                      json::object{{"name", "fixture_spawn"},
+                                   {"arguments", {{"flags", {{"pids", pids}}}}},
+                                   {"_meta", {{"progressToken", "p1"}}}},
+                      json::value("long"));
+  const std::vector<int> tree = read_pids(pids);
+  ASSERT_EQ(tree.size(), 3u);
+  for (int pid : tree) EXPECT_TRUE(alive(pid)) << pid;
+  h.notify("notifications/cancelled", json::object{{"requestId", "long"}, {"reason", "test"}});
+  EXPECT_TRUE(call->wait().is_null());
+  // finish() runs after the supervisor confirmed the unit empty.
+  for (int pid : tree) EXPECT_FALSE(alive(pid)) << pid;
+  bool progress = false;
+  for (const auto& n : call->notifications())
+    progress = progress || (n.at("method").as_string() == "notifications/progress" &&
+                            n.at("params").at("progressToken").as_string() == "p1");
+  EXPECT_TRUE(progress);
+}
+
+TEST(McpTools, CancellingAnExecuteRunStopsItAndTheCommandsItStarted) {
+  Harness h;
+  const std::string pids = fifo(::testing::TempDir() + "/cancel_exec_pids");
+  auto call = h.start(
+      "tools/call",
+      json::object{
+          {"name", "execute"},
+          {"arguments",
+           {{"code", "async () => codemode.fixture_spawn({flags: {pids: '" + pids + "'}})"}}}},
+      json::value(77));
+  const std::vector<int> tree = read_pids(pids);
+  ASSERT_EQ(tree.size(), 3u);
+  h.notify("notifications/cancelled", json::object{{"requestId", 77}});
+  EXPECT_TRUE(call->wait().is_null());
+  h.service().shutdown();  // waits for the command's cleanup
+  for (int pid : tree) EXPECT_FALSE(alive(pid)) << pid;
+}
+
+TEST(McpTools, ResultsPastTheBudgetAreCutStructurallyAndSaySo) {
+  Options options;
+  options.result_budget = 1000;
+  Harness h(std::move(options));
+  json::object r = h.call(
+      "execute",
+      {{"code", "async () => Array.from({length: 500}, (_, i) => ({i, s: 'x'.repeat(20)}))"}});
+  const json::object& structured = r.at("structuredContent").as_object();
+  EXPECT_TRUE(structured.at("truncated").as_bool());
+  const json::array& value = structured.at("value").as_array();
+  EXPECT_LT(value.size(), 500u);
+  EXPECT_GT(value.size(), 3u);
+  EXPECT_EQ(std::string(value.back().as_string()).rfind("[cut: ", 0), 0u);
+  EXPECT_LE(json::serialize(structured).size(), 1100u);
+  bool said = false;
+  for (const auto& block : r.at("content").as_array())
+    said = said ||
+           std::string(block.at("text").as_string()).find("result budget") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  json::object big = h.call("fixture_big", {});
+  EXPECT_TRUE(big.at("structuredContent").at("truncated").as_bool());
+  EXPECT_LE(text_of(big).size(), 1100u);
+}
+
+TEST(McpTools, CompactModeOffersTheTrioWhateverTheNumberOfCommands) {
+  Options options;
+  options.mode = Mode::compact;
+  Harness h(std::move(options));
+  EXPECT_EQ(h.service().tool_names(),
+            (std::vector<std::string>{"execute", "search_tools", "get_tool_details", "call_tool"}));
+  json::object found = h.call("search_tools", {{"query", "greet"}});
+  const json::array& tools = found.at("structuredContent").at("tools").as_array();
+  ASSERT_EQ(tools.size(), 1u);
+  EXPECT_EQ(tools[0].at("name").as_string(), "fixture_greet");
+  json::object all = h.call("search_tools", {});
+  EXPECT_EQ(all.at("structuredContent").at("total").to_number<int>(), 4);
+  json::object details = h.call("get_tool_details", {{"name", "fixture_greet"}});
+  EXPECT_EQ(details.at("structuredContent").at("annotations").at("title").as_string(),
+            "Greet someone");
+  EXPECT_TRUE(details.at("structuredContent").as_object().contains("inputSchema"));
+  json::object ran = h.call(
+      "call_tool", {{"name", "fixture_greet"}, {"input", {{"flags", {{"name", "compact"}}}}}});
+  EXPECT_EQ(text_of(ran), "hello, compact\n");
+  json::object missing = h.call("call_tool", {{"name", "nope"}});
+  EXPECT_EQ(failure_of(missing).at("code").as_string(), "no_such_tool");
+  // Code mode still reaches every command.
+  json::object coded =
+      h.call("execute", {{"code", "async () => (await codemode.fixture_greet({})).stdout"}});
+  EXPECT_EQ(coded.at("structuredContent").at("value").as_string(), "hello, world\n");
+}
+
+TEST(McpTools, BadConfigurationIsRefusedWithAClearError) {
+  pool::WorkerPool pool(test_pool_options());
+  Options missing;
+  missing.manifests = {"/no/such/manifest.yaml"};
+  EXPECT_THROW(Service::start(std::move(missing), pool), std::invalid_argument);
+  Options twice;
+  twice.manifests = {fixture_manifest(), fixture_manifest()};
+  EXPECT_THROW(Service::start(std::move(twice), pool), std::invalid_argument);
+  Options upstream;
+  upstream.upstreams = {Upstream{"bad-name", {"true"}, "", {}}};
+  EXPECT_THROW(Service::start(std::move(upstream), pool), std::invalid_argument);
+  Options dead;
+  dead.upstreams = {Upstream{"dead", {"/no/such/program"}, "", {}}};
+  dead.upstream_timeout = std::chrono::seconds(5);
+  EXPECT_THROW(Service::start(std::move(dead), pool), std::runtime_error);
+  pool.shutdown(std::chrono::seconds(1));
+}
+
+}  // namespace
+}  // namespace corral::mcp::testing

@@ -1,0 +1,120 @@
+// The pure parts: TypeScript from JSON Schema, the structural cut, the
+// upstream setting.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "corral/mcp.hpp"
+#include "mcp/budget.hpp"
+#include "mcp/typescript.hpp"
+
+namespace corral::mcp {
+namespace {
+
+namespace json = boost::json;
+
+TEST(McpTypeScript, RendersTheShapesToolSchemasUse) {
+  const json::value schema = json::parse(R"({
+    "type": "object",
+    "properties": {
+      "query": {"type": "string", "description": "What to look for"},
+      "limit": {"type": "integer"},
+      "mode": {"enum": ["fast", "slow"]},
+      "tags": {"type": "array", "items": {"type": "string"}},
+      "either": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+      "with-dash": {"type": "boolean"},
+      "meta": {"type": "object", "additionalProperties": {"type": "number"}}
+    },
+    "required": ["query"],
+    "additionalProperties": false
+  })");
+  const std::string ts = schema_to_typescript(schema);
+  EXPECT_NE(ts.find("/** What to look for */"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("query: string;"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("limit?: number;"), std::string::npos) << ts;
+  EXPECT_NE(ts.find(R"(mode?: "fast" | "slow";)"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("tags?: string[];"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("either?: string | null;"), std::string::npos) << ts;
+  EXPECT_NE(ts.find(R"("with-dash"?: boolean;)"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("[key: string]: number;"), std::string::npos) << ts;
+  EXPECT_EQ(schema_to_typescript(json::parse("{}")), "unknown");
+  EXPECT_EQ(schema_to_typescript(json::parse(R"({"type":"object","additionalProperties":false})")),
+            "{}");
+}
+
+TEST(McpTypeScript, DeclarationsNestServersAndSanitiseNames) {
+  std::vector<DeclaredTool> tools;
+  tools.push_back({{"git_status"}, "Shows status", json::parse(R"({"type":"object"})"), nullptr});
+  tools.push_back({{"everything", js_identifier("get-sum")},
+                   "Adds */ numbers",
+                   nullptr,
+                   json::parse(R"({"type":"number"})")});
+  const std::string d = declarations(tools);
+  EXPECT_NE(d.find("declare const codemode: {"), std::string::npos) << d;
+  EXPECT_NE(d.find("  everything: {\n"), std::string::npos) << d;
+  EXPECT_NE(d.find("    get_sum(input: unknown): Promise<number>;"), std::string::npos) << d;
+  EXPECT_NE(d.find("/** Adds * / numbers */"), std::string::npos) << d;
+  EXPECT_NE(d.find("git_status(input: {\n"), std::string::npos) << d;
+  EXPECT_EQ(js_identifier("9lives"), "_9lives");
+  EXPECT_EQ(js_identifier("a.b-c"), "a_b_c");
+}
+
+TEST(McpBudget, LeavesFittingValuesAloneAndCutsOthersByShape) {
+  const json::value small = json::parse(R"({"a":[1,2,3]})");
+  Cut same = cut_to_budget(small, 100);
+  EXPECT_FALSE(same.cut);
+  EXPECT_EQ(same.value, small);
+
+  json::array many;
+  for (int i = 0; i < 1000; ++i) many.push_back(i);
+  Cut array = cut_to_budget(many, 200);
+  EXPECT_TRUE(array.cut);
+  EXPECT_LE(json::serialize(array.value).size(), 240u);
+  EXPECT_EQ(array.value.as_array()[0], 0);
+  EXPECT_NE(std::string(array.value.as_array().back().as_string()).find("more items"),
+            std::string::npos);
+
+  json::object keys;
+  for (int i = 0; i < 100; ++i) keys["key" + std::to_string(i)] = std::string(20, 'v');
+  Cut object = cut_to_budget(keys, 300);
+  EXPECT_TRUE(object.value.as_object().contains("[cut]"));
+
+  // A string keeps a prefix on a UTF-8 boundary.
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "\xc3\xa9";  // é
+  Cut str = cut_to_budget(json::value(text), 100);
+  const std::string kept(str.value.as_string());
+  EXPECT_EQ(kept.find("[cut: ") % 2, 0u);
+  bool cut = false;
+  EXPECT_EQ(cut_text("short", 100, cut), "short");
+  EXPECT_FALSE(cut);
+  EXPECT_NE(cut_text(std::string(500, 'x'), 100, cut).find("more bytes"), std::string::npos);
+  EXPECT_TRUE(cut);
+}
+
+TEST(McpUpstreams, ParsesTheSettingAndNamesWhatIsWrong) {
+  auto ups = parse_upstreams(
+      R"({"everything": {"command": ["node", "server.js", "stdio"]}, "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer x"}}})");
+  ASSERT_EQ(ups.size(), 2u);
+  EXPECT_EQ(ups[0].name, "everything");
+  EXPECT_EQ(ups[0].command.size(), 3u);
+  EXPECT_EQ(ups[1].url, "http://127.0.0.1:9/mcp");
+  EXPECT_EQ(ups[1].headers.at("Authorization"), "Bearer x");
+  EXPECT_TRUE(parse_upstreams("").empty());
+  auto message = [](const std::string& text) {
+    try {
+      parse_upstreams(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(message(R"({"a": {}})").find("give a command or a url"), std::string::npos);
+  EXPECT_NE(message(R"({"a": {"url": "https://x"}})").find("http://"), std::string::npos);
+  EXPECT_NE(message(R"({"a": {"command": [], "x": 1}})").find("upstream \"a\""), std::string::npos);
+  EXPECT_NE(message("/no/such/file").find("cannot read"), std::string::npos);
+  EXPECT_NE(message("{nope").find("JSON object"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace corral::mcp
