@@ -67,6 +67,8 @@ class GuestHost {
                            std::uint8_t& stop_code) = 0;
 };
 
+struct RunContext;
+
 class Guest {
  public:
   Guest(GuestSetup setup, GuestHost& host, Counters& counters);
@@ -95,8 +97,9 @@ class Guest {
   GuestSetup setup_;
   GuestHost& host_;
   Counters& counters_;
-  std::unique_ptr<State> next_;  // the next run's state, opened ahead
-  std::unique_ptr<State> used_;  // the last run's, closed by prepare()
+  std::unique_ptr<State> next_;          // the next run's state, opened ahead
+  std::unique_ptr<State> used_;          // the last run's, closed by prepare()
+  std::unique_ptr<RunContext> context_;  // of the run in progress
   State* running_ = nullptr;
   std::jmp_buf stop_jump_;
   std::uint8_t stop_code_ = kNoFailure;
