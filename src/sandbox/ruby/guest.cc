@@ -5,8 +5,11 @@
 #include <mruby/array.h>
 #include <mruby/class.h>
 #include <mruby/compile.h>
+#include <mruby/dump.h>
 #include <mruby/error.h>
+#include <mruby/gc.h>
 #include <mruby/hash.h>
+#include <mruby/irep.h>
 #include <mruby/proc.h>
 #include <mruby/string.h>
 #include <mruby/variable.h>
@@ -375,19 +378,35 @@ mrb_value setup_state(mrb_state* mrb, void* data) {
     mrb_gc_arena_restore(mrb, ai);
   }
 
-  auto load = [&](const char* source, std::size_t size) {
+  // Each prelude is compiled once per Guest, then loaded as bytecode.
+  auto load = [&](const char* source, std::size_t size, std::string& bytecode) {
+    if (!bytecode.empty()) {
+      mrb_load_irep_buf(mrb, bytecode.data(), bytecode.size());
+      return mrb->exc == nullptr;
+    }
     mrbc_context* cxt = mrbc_context_new(mrb);
     mrbc_filename(mrb, cxt, "(corral)");
     cxt->capture_errors = TRUE;
-    mrb_load_nstring_cxt(mrb, source, size, cxt);
+    cxt->no_exec = TRUE;
+    mrb_value proc = mrb_load_nstring_cxt(mrb, source, size, cxt);
     mrbc_context_free(mrb, cxt);
+    if (mrb->exc || mrb_type(proc) != MRB_TT_PROC) return false;
+    std::uint8_t* bin = nullptr;
+    std::size_t bin_size = 0;
+    if (mrb_dump_irep(mrb, mrb_proc_ptr(proc)->body.irep, MRB_DUMP_DEBUG_INFO, &bin, &bin_size) ==
+        MRB_DUMP_OK) {
+      bytecode.assign(reinterpret_cast<const char*>(bin), bin_size);
+    }
+    mrb_free(mrb, bin);
+    mrb_top_run(mrb, mrb_proc_ptr(proc), mrb_top_self(mrb), 0);
     return mrb->exc == nullptr;
   };
-  if (!load(kPrelude, sizeof kPrelude - 1)) {
+  if (!load(kPrelude, sizeof kPrelude - 1, ctx->guest->prelude_bytecode(0))) {
     *ctx->error = "the Ruby prelude failed";
     return mrb_nil_value();
   }
-  if (setup.profile == Profile::hermetic && !load(kHermeticPrelude, sizeof kHermeticPrelude - 1)) {
+  if (setup.profile == Profile::hermetic &&
+      !load(kHermeticPrelude, sizeof kHermeticPrelude - 1, ctx->guest->prelude_bytecode(1))) {
     *ctx->error = "the hermetic prelude failed";
     return mrb_nil_value();
   }
@@ -674,6 +693,9 @@ bool Guest::open(std::unique_ptr<State>& out, std::string& error) {
   }
   state->mrb = mrb;
   mrb->ud = this;
+  // Nearly everything setup allocates lives as long as the state: a GC
+  // during setup would only walk it.
+  mrb->gc.disabled = TRUE;
   SetupContext ctx{this, &error, {}};
   mrb_bool failed = FALSE;
   mrb_value exc = mrb_protect_error(mrb, setup_state, &ctx, &failed);
@@ -686,6 +708,7 @@ bool Guest::open(std::unique_ptr<State>& out, std::string& error) {
     return false;
   }
   if (!error.empty()) return false;
+  mrb->gc.disabled = FALSE;
   out = std::move(state);
   return true;
 }

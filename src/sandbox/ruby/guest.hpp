@@ -88,6 +88,8 @@ class Guest {
   const GuestSetup& setup() const noexcept { return setup_; }
   GuestHost& host() noexcept { return host_; }
   Counters& counters() noexcept { return counters_; }
+  // The compiled form of prelude `i`, empty until the first state made it.
+  std::string& prelude_bytecode(int i) noexcept { return prelude_bytecode_[i]; }
 
  private:
   struct State;
@@ -104,6 +106,7 @@ class Guest {
   std::jmp_buf stop_jump_;
   std::uint8_t stop_code_ = kNoFailure;
   std::string stop_message_;
+  std::string prelude_bytecode_[2];
   std::uint64_t kept_[2] = {0, 0};
   bool truncated_[2] = {false, false};
 };
