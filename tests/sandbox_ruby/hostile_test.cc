@@ -1,5 +1,8 @@
 // Hostile Ruby: each attempt ends with the right failure code, and the host
 // (this test process) and the sandbox stay alive.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "sandbox_ruby/test_util.hpp"
 
 namespace corral::sandbox::testing {
@@ -157,6 +160,32 @@ TEST(RubyHostile, TamperingWithOutputAndServicesStaysInsideTheRun) {
   expect_failure(FailureCode::guest_error,
                  [&] { sandbox.eval("Corral.send(:remove_const, :NoServiceError); KV.missing"); });
   expect_alive(sandbox);
+}
+
+}  // namespace
+}  // namespace corral::sandbox::testing
+
+namespace corral::sandbox::testing {
+namespace {
+
+// An embedder that forks (without exec) after using a Ruby sandbox can use
+// Ruby sandboxes in the child: the child has no forker thread of its own
+// until it makes one.
+TEST(RubyHelper, AForkedEmbedderGetsItsOwnForker) {
+  RubySandbox before(ruby_options());
+  ASSERT_EQ(before.eval("1").value(), "1");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::alarm(20);  // a hang fails the test instead of blocking it
+    RubySandbox child(ruby_options());
+    ::_exit(child.eval("2 + 3").value() == "5" ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(before.eval("3").value(), "3");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "sandbox/output.hpp"
 #include "sandbox/ruby/guest.hpp"
 #include "sandbox/ruby/helper.hpp"
 #include "sandbox/ruby/wire.hpp"
@@ -293,8 +294,8 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
     std::uint64_t drained = 0;
     [[maybe_unused]] ssize_t n = ::read(cancel_fd_, &drained, sizeof drained);
   }
-  std::string out;
-  std::string err;
+  CappedOutput out(options_.stdout_limit);
+  CappedOutput err(options_.stderr_limit);
   double cpu = 0;
   auto fail = [&](FailureCode code, std::string message) {
     if (!outcome.failure) {
@@ -367,7 +368,8 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
           fail(FailureCode::internal, "the Ruby helper process broke its protocol");
           break;
         }
-        (channel == 1 ? err : out).append(bytes);
+        // The helper caps its output; the host holds it to the caps too.
+        (channel == 1 ? err : out).write(bytes);
       } else if (type == ruby::Frame::call) {
         const std::uint32_t index = reader.u32();
         std::string args(reader.str());
@@ -429,10 +431,10 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
     spare_counters_.stdout_truncated = counters.stdout_truncated.load();
     spare_counters_.stderr_truncated = counters.stderr_truncated.load();
     helper_.reset();
-    finish(outcome, options_, request, spare_counters_, std::move(out), std::move(err), cpu);
+    finish(outcome, options_, request, spare_counters_, out.take(), err.take(), cpu);
     return outcome;
   }
-  finish(outcome, options_, request, counters, std::move(out), std::move(err), cpu);
+  finish(outcome, options_, request, counters, out.take(), err.take(), cpu);
   return outcome;
 }
 

@@ -66,7 +66,17 @@ class ChildHost : public GuestHost {
 class Forker {
  public:
   static Forker& instance() {
-    static Forker* forker = new Forker();  // never destroyed: its thread never ends
+    // Never destroyed: its thread never ends. A process forked (without
+    // exec) from this one has the object but not the thread, so it makes
+    // its own.
+    static std::mutex mutex;
+    static Forker* forker = nullptr;
+    static pid_t owner = 0;
+    std::lock_guard lock(mutex);
+    if (!forker || owner != ::getpid()) {
+      forker = new Forker();
+      owner = ::getpid();
+    }
     return *forker;
   }
 
