@@ -1,4 +1,8 @@
 // Ruby guests run inline (how a locked-down pool worker runs them).
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
 #include "sandbox_ruby/test_util.hpp"
 
 namespace corral::sandbox::testing {
@@ -43,6 +47,45 @@ TEST(RubyInline, AnAsyncToolWaitEndsAtTheDeadline) {
                       [&](std::string, ToolReply reply) { replies.push_back(reply); });
   expect_failure(FailureCode::timeout, [&] { sandbox->eval("Slow.never"); });
   EXPECT_EQ(sandbox->eval("1").value(), "1");
+}
+
+}  // namespace
+}  // namespace corral::sandbox::testing
+
+namespace corral::sandbox::testing {
+namespace {
+
+// The stuck handler is how a pooled worker ends a Ruby run it cannot
+// interrupt. Here it records the failure and lets the guest finish.
+TEST(RubyInline, ADeadlineInRubyCodeIsHandedToTheStuckHandler) {
+  Options options = ruby_options();
+  options.timeout = std::chrono::milliseconds(100);
+  std::unique_ptr<RubySandbox> sandbox;
+  {
+    InlineScope scope;
+    sandbox = std::make_unique<RubySandbox>(options);
+  }
+  std::mutex mutex;
+  std::condition_variable reported;
+  std::optional<Failure> stuck;
+  set_ruby_stuck_handler([&](const Failure& failure) {
+    std::lock_guard lock(mutex);
+    stuck = failure;
+    reported.notify_all();
+  });
+  sandbox->bind("Sig.wait", [&](std::string_view) {
+    std::unique_lock lock(mutex);
+    reported.wait(lock, [&] { return stuck.has_value(); });
+    return std::string("null");
+  });
+  // Busy in Ruby past the deadline, then it waits (in a tool) for the report.
+  EXPECT_THROW(sandbox->eval("puts 'busy'; t = 0; 3_000_000.times { t += 1 }; Sig.wait; t"),
+               TimeoutError);
+  set_ruby_stuck_handler(nullptr);
+  ASSERT_TRUE(stuck.has_value());
+  EXPECT_EQ(stuck->code, FailureCode::timeout);
+  ASSERT_TRUE(stuck->execution);
+  EXPECT_EQ(stuck->execution->stdout_text(), "busy\n");
 }
 
 }  // namespace

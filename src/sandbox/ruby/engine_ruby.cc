@@ -17,11 +17,13 @@
 #include "sandbox/ruby/guest.hpp"
 #include "sandbox/ruby/helper.hpp"
 #include "sandbox/ruby/wire.hpp"
+#include "sandbox/watchdog.hpp"
 
 namespace corral::sandbox {
 namespace {
 
 std::atomic<bool> g_inline{false};
+thread_local StuckRun t_stuck_handler;
 
 using Clock = std::chrono::steady_clock;
 using ruby::kNoFailure;
@@ -445,15 +447,24 @@ class InlineEngine : public Engine, private ruby::GuestHost {
   explicit InlineEngine(const Options& options) : options_(options) {}
 
   void cancel() override {
-    std::lock_guard lock(live_.mutex);
-    if (!live_.running) return;
-    live_.cancelled = true;
-    if (live_.mailbox) live_.mailbox->poke();
+    bool waiting_for_tool = false;
+    {
+      std::lock_guard lock(live_.mutex);
+      if (!live_.running) return;
+      live_.cancelled = true;
+      waiting_for_tool = live_.mailbox != nullptr;
+      if (waiting_for_tool) live_.mailbox->poke();
+    }
+    // A tool wait ends on the poke; Ruby code only through the handler.
+    if (!waiting_for_tool) report_stuck(FailureCode::cancelled);
   }
 
   RunOutcome run(const RunRequest& request, const Registry& registry) override {
     RunOutcome outcome;
     registry_ = &registry;
+    stuck_ = t_stuck_handler;
+    stuck_reported_ = false;
+    entry_ = request.entry;
     deadline_.reset();
     if (options_.timeout) {
       deadline_ = request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout);
@@ -475,7 +486,20 @@ class InlineEngine : public Engine, private ruby::GuestHost {
     guest_request.code = request.code;
     guest_request.entrypoint = request.entrypoint;
     guest_request.args_json = request.args_json.empty() ? "[]" : request.args_json;
+    Watchdog::Id watchdog = 0;
+    if (deadline_ && stuck_) {
+      watchdog = Watchdog::instance().arm(*deadline_, [this] {
+        bool waiting_for_tool = false;
+        {
+          std::lock_guard lock(live_.mutex);
+          waiting_for_tool = live_.mailbox != nullptr;
+        }
+        // A tool wait ends at the deadline by itself; Ruby code does not.
+        if (!waiting_for_tool) report_stuck(FailureCode::timeout);
+      });
+    }
     const ruby::GuestResult result = guest_->run(guest_request);
+    if (watchdog) Watchdog::instance().disarm(watchdog);
     apply_result(outcome, result, options_);
     {
       std::lock_guard lock(live_.mutex);
@@ -485,15 +509,39 @@ class InlineEngine : public Engine, private ruby::GuestHost {
     if (!outcome.failure && deadline_ && Clock::now() >= *deadline_) {
       outcome.failure = FailureCode::timeout;
     }
-    finish(outcome, options_, request, counters_, std::move(out_), std::move(err_),
-           thread_cpu_seconds() - cpu_start);
+    {
+      std::lock_guard lock(output_mutex_);
+      finish(outcome, options_, request, counters_, std::move(out_), std::move(err_),
+             thread_cpu_seconds() - cpu_start);
+    }
     guest_->prepare();
     return outcome;
   }
 
  private:
   void write(int channel, std::string_view bytes) override {
+    std::lock_guard lock(output_mutex_);
     (channel == 1 ? err_ : out_).append(bytes);
+  }
+
+  // Hands a run that Ruby code keeps busy to the stuck handler, once.
+  void report_stuck(FailureCode code) {
+    if (!stuck_) return;
+    {
+      std::lock_guard lock(live_.mutex);
+      if (!live_.running || stuck_reported_) return;
+      stuck_reported_ = true;
+    }
+    RunOutcome outcome;
+    outcome.failure = code;
+    RunRequest request;
+    request.entry = entry_;
+    {
+      std::lock_guard lock(output_mutex_);
+      finish(outcome, options_, request, counters_, out_, err_, 0);
+    }
+    stuck_(
+        Failure{code, outcome.message, std::make_shared<const Execution>(std::move(outcome.data))});
   }
 
   Answer call_tool(std::uint32_t index, std::string args_json, std::string& out,
@@ -517,6 +565,10 @@ class InlineEngine : public Engine, private ruby::GuestHost {
   Options options_;
   Live live_;
   ruby::Counters counters_;
+  StuckRun stuck_;
+  bool stuck_reported_ = false;  // under live_.mutex
+  std::chrono::steady_clock::time_point entry_;
+  std::mutex output_mutex_;  // out_, err_: the stuck handler reads them
   std::unique_ptr<ruby::Guest> guest_;
   const Registry* registry_ = nullptr;
   std::optional<Clock::time_point> deadline_;
@@ -532,6 +584,8 @@ std::unique_ptr<Engine> make_ruby_engine(const Options& options) {
 }
 
 void set_ruby_inline(bool inline_runs) noexcept { g_inline.store(inline_runs); }
+
+void set_ruby_stuck_handler(StuckRun handler) { t_stuck_handler = std::move(handler); }
 
 std::string ruby_tool_path(std::string_view path) {
   std::vector<std::string> segments;

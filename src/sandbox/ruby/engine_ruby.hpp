@@ -10,6 +10,7 @@
 // its deadline).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,17 @@ std::unique_ptr<Engine> make_ruby_engine(const Options& options);
 
 // Makes engines created from now on run Ruby guests inline (see above).
 void set_ruby_inline(bool inline_runs) noexcept;
+
+// StuckRun: what an inline Ruby run calls, from another thread, when its
+// deadline passes or it is cancelled while the guest is still running Ruby
+// (mruby cannot be interrupted). `failure` is the run's timeout or
+// cancelled failure with the output and usage so far. The handler must end
+// the run itself; a pooled worker reports it and exits. Without a handler
+// the run goes on until the guest returns.
+using StuckRun = std::function<void(const Failure& failure)>;
+// Sets the handler for inline runs started on the calling thread from now
+// on; an empty function removes it.
+void set_ruby_stuck_handler(StuckRun handler);
 
 // The Ruby form of a bound tool path: every segment but the last is a
 // constant (its first letter upper-cased), the last is the method.
