@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
@@ -109,6 +110,19 @@ struct MetricsSource {
 // A MetricsSource that serves exactly the server's own instruments.
 MetricsSource own_metrics();
 
+// HttpRoute: plain HTTP requests (not WebSocket upgrades) for `path` are
+// handed to `handler`, connection and all, instead of the probes: the server
+// stops tracking the connection (so close() neither waits for nor closes
+// it; a route that streams ends its streams itself). The request body may
+// be up to `body_limit` bytes. `HttpConnection` is defined in
+// src/server/http_route.hpp (inside corral only). Runs on a server thread.
+class HttpConnection;
+struct HttpRoute {
+  std::string path;
+  std::size_t body_limit = 64 * 1024;
+  std::function<void(std::unique_ptr<HttpConnection>)> handler;
+};
+
 // LogLevel / Logger: where the server reports what it refused or dropped.
 enum class LogLevel { debug, info, warn, error };
 using Logger = std::function<void(LogLevel, const std::string& message)>;
@@ -165,6 +179,8 @@ struct Options {
   Logger logger;
   // Threads running the server's event loop.
   std::size_t io_threads = 1;
+  // Extra plain-HTTP paths (`corral serve` mounts MCP at /mcp).
+  std::vector<HttpRoute> routes;
 };
 
 // Throws std::invalid_argument naming the first bad option.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <boost/beast/websocket.hpp>
 
+#include "server/http_route.hpp"
 #include "server/websocket_session.hpp"
 
 namespace corral::server {
@@ -77,7 +78,10 @@ void HttpSession::on_wait(beast::error_code ec, std::size_t bytes) {
 
 void HttpSession::do_read() {
   parser_.emplace();
-  parser_->body_limit(kBodyLimit);
+  std::uint64_t limit = kBodyLimit;
+  for (const HttpRoute& route : state_->options.routes)
+    limit = std::max<std::uint64_t>(limit, route.body_limit);
+  parser_->body_limit(limit);
   stream_.expires_after(state_->options.headers_timeout);
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
@@ -107,6 +111,18 @@ void HttpSession::handle_request() {
     } else {
       respond(http::status::not_found, "not found");
     }
+    return;
+  }
+  for (const HttpRoute& route : state_->options.routes) {
+    if (path != route.path || !route.handler) continue;
+    if (request_.body().size() > route.body_limit) {
+      respond(http::status::payload_too_large, "payload too large");
+      return;
+    }
+    upgraded_ = true;  // the connection is the route's now
+    route.handler(std::make_unique<HttpConnection>(std::move(stream_), std::move(buffer_),
+                                                   std::move(request_), remote_address_));
+    end();
     return;
   }
   const auto verb = request_.method();
