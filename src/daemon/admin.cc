@@ -6,6 +6,7 @@
 #include <chrono>
 #include <set>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace corral::daemon {
@@ -33,6 +34,18 @@ class AdminListener::Impl {
         acceptor_(io_) {}
 
   void listen() {
+    try {
+      bind_and_listen();
+    } catch (const boost::system::system_error& e) {
+      // As the executor does: the OS error, so a taken port is recognisable.
+      throw std::system_error(std::error_code(e.code()),
+                              "admin listener on " + host_ + ":" + std::to_string(port_));
+    }
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+
+  void bind_and_listen() {
     tcp::resolver resolver(io_);
     const auto endpoints = resolver.resolve(host_, std::to_string(port_));
     const tcp::endpoint endpoint = endpoints.begin()->endpoint();
@@ -41,8 +54,6 @@ class AdminListener::Impl {
     acceptor_.bind(endpoint);
     acceptor_.listen();
     bound_ = acceptor_.local_endpoint();
-    asio::co_spawn(io_, accept_loop(), asio::detached);
-    thread_ = std::thread([this] { io_.run(); });
   }
 
   std::string address() const {

@@ -29,7 +29,8 @@ class AdminListener {
   AdminListener(const AdminListener&) = delete;
   AdminListener& operator=(const AdminListener&) = delete;
 
-  // Binds and serves on its own thread. Throws std::system_error.
+  // Binds and serves on its own thread. Throws std::system_error carrying the
+  // OS error (std::errc::address_in_use for a taken port).
   void listen();
   // "127.0.0.1:8081"
   std::string address() const;

@@ -245,6 +245,41 @@ TEST(Serve, AddressInUseExitsTwo) {
   ::close(fd);
 }
 
+TEST(Serve, ATakenAdminPortReleasesTheExecutorAndExitsTwo) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  Process p({kCorral, "serve", "--port", "0", "--admin-port", std::to_string(ntohs(addr.sin_port)),
+             "--log-level", "debug"});
+  EXPECT_EQ(p.wait(), 2);
+  const std::string err = p.stderr_text();
+  EXPECT_NE(err.find("cannot start"), std::string::npos) << err;
+  EXPECT_EQ(err.find("executor listening"), std::string::npos)
+      << "the start must not report success";
+  ::close(fd);
+}
+
+TEST(AdminListener, AHandlerThatThrowsAnswersJson500WithoutDetails) {
+  std::string logged;
+  corral::daemon::AdminListener listener(
+      "127.0.0.1", 0,
+      [](std::string_view, std::string_view) -> corral::daemon::AdminResponse {
+        throw std::runtime_error("secret internal detail");
+      },
+      [&](const std::string& message) { logged = message; });
+  listener.listen();
+  const auto response = admin_request("127.0.0.1", listener.port(), "GET", "/__status__");
+  listener.close();
+  EXPECT_EQ(response.status, 500);
+  EXPECT_EQ(response.body, "{\"error\":\"Internal error.\"}\n");
+  EXPECT_NE(logged.find("secret internal detail"), std::string::npos) << "the log has the detail";
+}
+
 TEST(Check, RunsTheWholePathToFortyTwo) {
   Process p({kCorral, "check"});
   EXPECT_EQ(p.wait(60s), 0) << p.stderr_text();
