@@ -2,9 +2,11 @@
 
 #include <boost/json.hpp>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "corral/process.hpp"
+#include "mcp/http.hpp"
 
 namespace corral::daemon {
 
@@ -39,6 +41,15 @@ json::object stats_to_object(const pool::Stats& stats) {
 
 }  // namespace
 
+struct Daemon::McpMount {
+  std::mutex mutex;
+  std::shared_ptr<mcp::HttpEndpoint> endpoint;
+  std::shared_ptr<mcp::HttpEndpoint> get() {
+    std::lock_guard lock(mutex);
+    return endpoint;
+  }
+};
+
 Daemon::Daemon(Settings settings, std::vector<Provenance> provenance, Log& log,
                pool::Protections protections)
     : settings_(std::move(settings)),
@@ -54,7 +65,32 @@ Daemon::~Daemon() {
 void Daemon::start() {
   server::Options options = to_server_options(settings_);
   options.logger = log_.logger();
+  mcp::HttpOptions mcp_http;
+  if (settings_.mcp) {
+    mcp_mount_ = std::make_shared<McpMount>();
+    mcp_http.allowed_origins = settings_.mcp_allowed_origins;
+    mcp_http.max_sessions = settings_.mcp_max_sessions;
+    mcp_http.session_idle = settings_.mcp_session_idle;
+    mcp_http.identify = options.identify;
+    mcp_http.logger = [this](mcp::LogLevel level, const std::string& message) {
+      log_.write(static_cast<server::LogLevel>(level), message);
+    };
+    options.routes.push_back(mcp::HttpEndpoint::route([mount = mcp_mount_] { return mount->get(); },
+                                                      mcp_http.body_limit));
+  }
   server_ = std::make_unique<server::Server>(std::move(options));
+  if (settings_.mcp) {  // before listen: a bad manifest or upstream leaves nothing listening
+    mcp::Options mcp_options = to_mcp_options(settings_);
+    mcp_options.logger = mcp_http.logger;
+    try {
+      mcp_service_ = mcp::Service::start(std::move(mcp_options), server_->pool());
+    } catch (...) {
+      server_.reset();
+      throw;
+    }
+    std::lock_guard lock(mcp_mount_->mutex);
+    mcp_mount_->endpoint = std::make_shared<mcp::HttpEndpoint>(mcp_service_, std::move(mcp_http));
+  }
   server_->listen();  // a taken port throws here, nothing else is held yet
   try {
     server_->pool().subscribe([this](const pool::Event& event) {
@@ -103,6 +139,15 @@ bool Daemon::stop() {
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> finished = done->get_future();
   std::thread([this, done] {
+    if (mcp_mount_) {  // MCP sessions end first: their calls are cancelled
+      std::shared_ptr<mcp::HttpEndpoint> endpoint;
+      {
+        std::lock_guard lock(mcp_mount_->mutex);
+        endpoint.swap(mcp_mount_->endpoint);
+      }
+      if (endpoint) endpoint->close();
+      if (mcp_service_) mcp_service_->shutdown();
+    }
     server_->close();  // the admin listener still answers meanwhile
     if (admin_) admin_->close();
     log_.info("stopped");

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/mcp.hpp"
 #include "corral/server.hpp"
 #include "daemon/admin.hpp"
 #include "daemon/log.hpp"
@@ -54,6 +55,11 @@ class Daemon {
   std::chrono::steady_clock::time_point started_;
   std::unique_ptr<server::Server> server_;
   std::unique_ptr<AdminListener> admin_;
+  // MCP at /mcp on the executor port (when settings.mcp): the service runs
+  // in the server's pool; the route finds the endpoint through `mcp_mount_`.
+  struct McpMount;
+  std::shared_ptr<McpMount> mcp_mount_;
+  std::shared_ptr<mcp::Service> mcp_service_;
   bool stopped_ = false;
 };
 

@@ -1,0 +1,556 @@
+// The Streamable HTTP transport (see http.hpp). Every response closes its
+// connection: a JSON answer, an SSE stream that ends after the response, or
+// a server stream that lives until the session ends.
+#include "mcp/http.hpp"
+
+#include <fmt/format.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <deque>
+#include <random>
+
+#include "mcp/session.hpp"
+#include "server/http_route.hpp"
+
+namespace corral::mcp {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+const char* reason(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 202:
+      return "Accepted";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 406:
+      return "Not Acceptable";
+    case 415:
+      return "Unsupported Media Type";
+    case 503:
+      return "Service Unavailable";
+  }
+  return "Error";
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string new_session_id() {
+  std::random_device random;
+  std::string id;
+  for (int i = 0; i < 4; ++i) id += fmt::format("{:08x}", random());
+  return id;
+}
+
+// The host part of "host:port", "[v6]:port" or "host".
+std::string host_of(std::string_view authority) {
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    return lower(
+        authority.substr(0, close == std::string_view::npos ? authority.size() : close + 1));
+  }
+  return lower(authority.substr(0, authority.find(':')));
+}
+
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "[::1]" || host == "::1" || host.rfind("127.", 0) == 0 ||
+         (host.size() > 10 && host.ends_with(".localhost"));
+}
+
+// "http://host:port" -> "host"; empty when it is not an http(s) origin.
+std::string origin_host(std::string_view origin) {
+  const auto scheme = origin.find("://");
+  if (scheme == std::string_view::npos) return {};
+  const std::string s = lower(origin.substr(0, scheme));
+  if (s != "http" && s != "https") return {};
+  std::string_view rest = origin.substr(scheme + 3);
+  rest = rest.substr(0, rest.find('/'));
+  return host_of(rest);
+}
+
+}  // namespace
+
+// HttpEndpoint::Connection: one taken-over connection; writes queued on its
+// strand, one in flight.
+class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  explicit Connection(std::unique_ptr<server::HttpConnection> c)
+      : stream_(std::move(c->stream)),
+        request_(std::move(c->request)),
+        remote_(std::move(c->remote_address)) {}
+
+  const http::request<http::string_body>& request() const { return request_; }
+  const std::string& remote() const { return remote_; }
+  std::string header(std::string_view name) const {
+    auto it = request_.find(beast::string_view(name.data(), name.size()));
+    return it == request_.end() ? std::string() : std::string(it->value());
+  }
+
+  void respond(int status, std::string body, const std::string& type = "application/json",
+               const Headers& extra = {}) {
+    std::string head = fmt::format("HTTP/1.1 {} {}\r\nServer: corral\r\n", status, reason(status));
+    if (!body.empty() || status != 202) head += "Content-Type: " + type + "\r\n";
+    head += fmt::format("Content-Length: {}\r\nConnection: close\r\n", body.size());
+    for (const auto& [k, v] : extra) head += k + ": " + v + "\r\n";
+    head += "\r\n";
+    enqueue(head + body, true, std::chrono::seconds(30));
+  }
+
+  void start_sse(const Headers& extra = {}) {
+    std::string head =
+        "HTTP/1.1 200 OK\r\nServer: corral\r\nContent-Type: text/event-stream\r\n"
+        "Cache-Control: no-cache\r\nConnection: close\r\n";
+    for (const auto& [k, v] : extra) head += k + ": " + v + "\r\n";
+    head += "\r\n";
+    enqueue(std::move(head), false, std::nullopt);
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->watch(); });
+  }
+
+  void event(const std::string& message) {
+    enqueue("event: message\ndata: " + message + "\n\n", false, std::nullopt);
+  }
+
+  // Closes once everything queued was written.
+  void end() { enqueue({}, true, std::chrono::seconds(30)); }
+
+  bool open() const { return !gone_.load(); }
+
+ private:
+  void enqueue(std::string data, bool last, std::optional<std::chrono::seconds> deadline) {
+    asio::post(stream_.get_executor(),
+               [self = shared_from_this(), data = std::move(data), last, deadline]() mutable {
+                 if (self->ending_) return;
+                 if (!data.empty()) self->queue_.push_back(std::move(data));
+                 if (last) self->ending_ = true;
+                 if (deadline) {
+                   self->stream_.expires_after(*deadline);
+                 } else {
+                   self->stream_.expires_never();
+                 }
+                 if (!self->writing_) self->do_write();
+               });
+  }
+
+  void do_write() {
+    if (queue_.empty()) {
+      if (ending_) shutdown();
+      return;
+    }
+    writing_ = true;
+    asio::async_write(stream_, asio::buffer(queue_.front()),
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->writing_ = false;
+                        self->queue_.pop_front();
+                        if (ec) {
+                          self->queue_.clear();
+                          self->ending_ = true;
+                          self->shutdown();
+                          return;
+                        }
+                        self->do_write();
+                      });
+  }
+
+  // Learns that the client went away from an SSE stream (reads nothing else).
+  void watch() {
+    stream_.async_read_some(asio::buffer(scratch_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) {
+                                self->gone_.store(true);
+                                return;
+                              }
+                              self->watch();
+                            });
+  }
+
+  void shutdown() {
+    gone_.store(true);
+    beast::error_code ignored;
+    stream_.socket().shutdown(server::Protocol::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  server::Stream stream_;
+  http::request<http::string_body> request_;
+  std::string remote_;
+  std::deque<std::string> queue_;
+  bool writing_ = false;
+  bool ending_ = false;
+  std::atomic<bool> gone_{false};
+  char scratch_[512];
+};
+
+// Entry: one session and its server streams.
+struct HttpEndpoint::Entry {
+  std::string id;
+  std::shared_ptr<Session> session;
+  std::chrono::steady_clock::time_point last_used;
+  std::vector<std::weak_ptr<Connection>> streams;  // GET streams
+};
+
+namespace {
+
+// HttpStream: the answer to one POSTed request: JSON if the response comes
+// first, SSE once a notification must go out before it.
+class HttpStream : public Stream {
+ public:
+  HttpStream(std::shared_ptr<HttpEndpoint::Connection> connection, Headers headers)
+      : connection_(std::move(connection)), headers_(std::move(headers)) {}
+  void send(std::string message) override {
+    std::lock_guard lock(mutex_);
+    if (!sse_) {
+      connection_->start_sse(headers_);
+      sse_ = true;
+    }
+    connection_->event(message);
+  }
+  void finish(std::optional<std::string> response) override {
+    std::lock_guard lock(mutex_);
+    if (sse_) {
+      if (response) connection_->event(*response);
+      connection_->end();
+    } else if (response) {
+      connection_->respond(200, std::move(*response), "application/json", headers_);
+    } else {
+      connection_->start_sse(headers_);  // a cancelled request: an empty stream
+      connection_->end();
+    }
+  }
+
+ private:
+  std::shared_ptr<HttpEndpoint::Connection> connection_;
+  Headers headers_;
+  std::mutex mutex_;
+  bool sse_ = false;
+};
+
+// Collects what a notification or response produced (an error, at most).
+class Collect : public Stream {
+ public:
+  void send(std::string) override {}
+  void finish(std::optional<std::string> response) override { response_ = std::move(response); }
+  std::optional<std::string> response_;
+};
+
+}  // namespace
+
+HttpEndpoint::HttpEndpoint(std::shared_ptr<Service> service, HttpOptions options)
+    : service_(std::move(service)), options_(std::move(options)) {}
+
+HttpEndpoint::~HttpEndpoint() { close(); }
+
+server::HttpRoute HttpEndpoint::route(std::function<std::shared_ptr<HttpEndpoint>()> locate,
+                                      std::size_t body_limit) {
+  server::HttpRoute route;
+  route.path = "/mcp";
+  route.body_limit = body_limit;
+  route.handler = [locate](std::unique_ptr<server::HttpConnection> connection) {
+    if (auto self = locate()) {
+      self->handle(std::move(connection));
+    } else {
+      auto c = std::make_shared<Connection>(std::move(connection));
+      c->respond(503, R"({"error":"MCP is not available."})");
+    }
+  };
+  return route;
+}
+
+std::size_t HttpEndpoint::sessions() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+void HttpEndpoint::close() {
+  std::map<std::string, std::shared_ptr<Entry>> sessions;
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    sessions.swap(sessions_);
+  }
+  for (auto& [id, entry] : sessions) {
+    entry->session->close();
+    for (auto& weak : entry->streams)
+      if (auto c = weak.lock()) c->end();
+  }
+}
+
+bool HttpEndpoint::host_allowed(std::string_view host_header) const {
+  const std::string host = host_of(host_header);
+  if (is_loopback_host(host)) return true;
+  for (const auto& origin : options_.allowed_origins) {
+    if (origin == "*" || origin_host(origin) == host) return true;
+  }
+  return false;
+}
+
+bool HttpEndpoint::origin_allowed(std::string_view origin) const {
+  for (const auto& allowed : options_.allowed_origins)
+    if (allowed == "*" || lower(allowed) == lower(origin)) return true;
+  const std::string host = origin_host(origin);
+  return !host.empty() && is_loopback_host(host);
+}
+
+void HttpEndpoint::handle(std::unique_ptr<server::HttpConnection> taken) {
+  auto connection = std::make_shared<Connection>(std::move(taken));
+  auto log = [&](const std::string& why) {
+    if (options_.logger)
+      options_.logger(LogLevel::warn,
+                      fmt::format("refused an MCP request from {}: {}", connection->remote(), why));
+  };
+  // DNS rebinding: a page on a foreign origin, or a foreign name resolved to
+  // this address, never gets in.
+  const std::string host = connection->header("Host");
+  if (!host.empty() && !host_allowed(host)) {
+    log("Host " + host + " is not allowed");
+    connection->respond(403, R"({"error":"Forbidden: the Host is not allowed."})");
+    return;
+  }
+  const std::string origin = connection->header("Origin");
+  if (!origin.empty() && !origin_allowed(origin)) {
+    log("Origin " + origin + " is not allowed");
+    connection->respond(403, R"({"error":"Forbidden: the Origin is not allowed."})");
+    return;
+  }
+  if (!options_.identify) {
+    serve(std::move(connection));
+    return;
+  }
+  server::Handshake handshake;
+  handshake.remote_address = connection->remote();
+  for (const auto& field : connection->request()) {
+    auto [it, inserted] =
+        handshake.headers.try_emplace(lower(field.name_string()), std::string(field.value()));
+    if (!inserted) it->second += ", " + std::string(field.value());
+  }
+  auto self = shared_from_this();
+  auto decided = std::make_shared<std::atomic<bool>>(false);
+  auto decide = [self, connection, decided](server::Decision decision) {
+    if (decided->exchange(true)) return;
+    if (decision.reject) {
+      if (self->options_.logger)
+        self->options_.logger(LogLevel::warn, fmt::format("refused an MCP request from {}: {}",
+                                                          connection->remote(), decision.reason));
+      connection->respond(401, R"({"error":"Unauthorized: a valid bearer token is required."})",
+                          "application/json", {{"WWW-Authenticate", "Bearer"}});
+      return;
+    }
+    self->serve(connection);
+  };
+  try {
+    options_.identify(handshake, decide);
+  } catch (const std::exception& e) {
+    decide(server::Decision::refuse(std::string("the identity hook threw: ") + e.what()));
+  }
+  decide(server::Decision::refuse("the identity hook never decided"));  // no-op if it did
+}
+
+void HttpEndpoint::serve(std::shared_ptr<Connection> connection) {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) {
+      connection->respond(503, R"({"error":"The server is shutting down."})");
+      return;
+    }
+  }
+  sweep(std::chrono::steady_clock::now());
+  const auto method = connection->request().method();
+  if (method == http::verb::post) {
+    post(connection);
+  } else if (method == http::verb::get) {
+    get(connection);
+  } else if (method == http::verb::delete_) {
+    remove(connection);
+  } else {
+    connection->respond(405, R"({"error":"Method not allowed: use POST, GET or DELETE."})",
+                        "application/json", {{"Allow", "GET, POST, DELETE"}});
+  }
+}
+
+void HttpEndpoint::sweep(std::chrono::steady_clock::time_point now) {
+  std::vector<std::shared_ptr<Entry>> expired;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (now - it->second->last_used > options_.session_idle) {
+        expired.push_back(it->second);
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& entry : expired) {
+    entry->session->close();
+    for (auto& weak : entry->streams)
+      if (auto c = weak.lock()) c->end();
+  }
+}
+
+std::shared_ptr<HttpEndpoint::Entry> HttpEndpoint::find(
+    const std::shared_ptr<Connection>& connection) {
+  const std::string id = connection->header("Mcp-Session-Id");
+  if (id.empty()) {
+    connection->respond(400, error_message(nullptr, kInvalidRequest,
+                                           "Bad Request: the Mcp-Session-Id header is required "
+                                           "(send initialize first)."));
+    return nullptr;
+  }
+  const std::string version = connection->header("MCP-Protocol-Version");
+  if (!version.empty() && !is_supported_revision(version)) {
+    connection->respond(
+        400, error_message(nullptr, kInvalidRequest,
+                           "Bad Request: unsupported MCP-Protocol-Version " + version + "."));
+    return nullptr;
+  }
+  std::lock_guard lock(mutex_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    connection->respond(404, error_message(nullptr, kInvalidRequest,
+                                           "Session not found: it ended or expired; initialize "
+                                           "a new one."));
+    return nullptr;
+  }
+  it->second->last_used = std::chrono::steady_clock::now();
+  return it->second;
+}
+
+void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
+  const std::string type = lower(connection->header("Content-Type"));
+  if (type.find("application/json") == std::string::npos) {
+    connection->respond(415, error_message(nullptr, kInvalidRequest,
+                                           "Unsupported Media Type: send application/json."));
+    return;
+  }
+  const std::string accept = lower(connection->header("Accept"));
+  const bool any = accept.find("*/*") != std::string::npos;
+  if (!any && (accept.find("application/json") == std::string::npos ||
+               accept.find("text/event-stream") == std::string::npos)) {
+    connection->respond(406, error_message(nullptr, kInvalidRequest,
+                                           "Not Acceptable: accept both application/json and "
+                                           "text/event-stream."));
+    return;
+  }
+  const std::string& body = connection->request().body();
+  boost::system::error_code ec;
+  json::value message = json::parse(body, ec);
+  if (ec) {
+    connection->respond(400, error_message(nullptr, kParseError, "Parse error: " + ec.message()));
+    return;
+  }
+  if (message.is_array()) {
+    connection->respond(
+        400, error_message(nullptr, kInvalidRequest,
+                           "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 "
+                           "removed batching); send one message at a time."));
+    return;
+  }
+  const json::object* object = message.if_object();
+  const json::value* method = object ? object->if_contains("method") : nullptr;
+  const bool is_request = method && object->contains("id");
+  const bool is_initialize =
+      is_request && method->is_string() && method->get_string() == "initialize";
+  std::shared_ptr<Entry> entry;
+  Headers headers;
+  if (is_initialize) {
+    entry = std::make_shared<Entry>();
+    entry->id = new_session_id();
+    entry->session = std::make_shared<Session>(service_);
+    entry->last_used = std::chrono::steady_clock::now();
+    {
+      std::lock_guard lock(mutex_);
+      if (sessions_.size() >= options_.max_sessions) {
+        connection->respond(503, error_message(object->at("id"), kInternalError,
+                                               fmt::format("Too many MCP sessions (at most {}); "
+                                                           "end one or retry later.",
+                                                           options_.max_sessions)));
+        return;
+      }
+      sessions_[entry->id] = entry;
+    }
+    std::weak_ptr<Entry> weak = entry;
+    entry->session->set_background([weak](std::string m) {
+      auto e = weak.lock();
+      if (!e) return;
+      for (auto it = e->streams.rbegin(); it != e->streams.rend(); ++it) {
+        if (auto c = it->lock(); c && c->open()) {
+          c->event(m);
+          return;
+        }
+      }
+    });
+  } else {
+    entry = find(connection);
+    if (!entry) return;
+  }
+  headers.emplace_back("Mcp-Session-Id", entry->id);
+  if (!is_request) {
+    auto collect = std::make_shared<Collect>();
+    entry->session->handle(body, collect);
+    if (collect->response_) {
+      connection->respond(400, std::move(*collect->response_), "application/json", headers);
+    } else {
+      connection->respond(202, {}, "application/json", headers);
+    }
+    return;
+  }
+  entry->session->handle(body, std::make_shared<HttpStream>(connection, std::move(headers)));
+}
+
+void HttpEndpoint::get(const std::shared_ptr<Connection>& connection) {
+  const std::string accept = lower(connection->header("Accept"));
+  if (accept.find("text/event-stream") == std::string::npos &&
+      accept.find("*/*") == std::string::npos) {
+    connection->respond(406,
+                        error_message(nullptr, kInvalidRequest,
+                                      "Not Acceptable: the server stream is text/event-stream."));
+    return;
+  }
+  std::shared_ptr<Entry> entry = find(connection);
+  if (!entry) return;
+  {
+    std::lock_guard lock(mutex_);
+    std::erase_if(entry->streams, [](const std::weak_ptr<Connection>& w) {
+      auto c = w.lock();
+      return !c || !c->open();
+    });
+    entry->streams.push_back(connection);
+  }
+  connection->start_sse({{"Mcp-Session-Id", entry->id}});
+}
+
+void HttpEndpoint::remove(const std::shared_ptr<Connection>& connection) {
+  std::shared_ptr<Entry> entry = find(connection);
+  if (!entry) return;
+  {
+    std::lock_guard lock(mutex_);
+    sessions_.erase(entry->id);
+  }
+  entry->session->close();
+  for (auto& weak : entry->streams)
+    if (auto c = weak.lock()) c->end();
+  connection->respond(200, {}, "application/json");
+}
+
+}  // namespace corral::mcp

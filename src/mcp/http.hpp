@@ -1,0 +1,79 @@
+// src/mcp/http.hpp: the Streamable HTTP transport of MCP, mounted on the
+// executor server as a route (server::Options::routes, path /mcp).
+//
+//   POST   one JSON-RPC message; a request is answered with JSON, or with an
+//          SSE stream once it has notifications to send (progress, logs);
+//          notifications and responses get 202. `initialize` opens a
+//          session (Mcp-Session-Id); every other message names it.
+//   GET    the session's server stream (SSE).
+//   DELETE ends the session.
+// Every request passes, in order: Host and Origin validation against DNS
+// rebinding (403), the bearer token when the server has one (401), then
+// the session checks (400 without an id, 404 for an unknown or expired one).
+// Sessions are bounded in number (503 past it) and end after an idle time.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "corral/mcp.hpp"
+#include "corral/server.hpp"
+
+namespace corral::mcp {
+
+struct HttpOptions {
+  // Origins allowed besides http(s)://localhost, 127.0.0.1 and [::1] (any
+  // port), e.g. "https://app.example.com"; their hosts are allowed as Host
+  // too. "*" allows every origin and host.
+  std::vector<std::string> allowed_origins;
+  std::size_t max_sessions = 100;
+  std::chrono::milliseconds session_idle{900'000};
+  std::size_t body_limit = std::size_t{16} << 20;
+  // Unset: every caller is admitted. Otherwise a refusal answers 401.
+  server::IdentityHook identify;
+  Logger logger;
+};
+
+class HttpEndpoint : public std::enable_shared_from_this<HttpEndpoint> {
+ public:
+  HttpEndpoint(std::shared_ptr<Service> service, HttpOptions options);
+  ~HttpEndpoint();
+
+  // The route for server::Options::routes (path /mcp). `locate` returns the
+  // endpoint to serve, or null while there is none (503).
+  static server::HttpRoute route(std::function<std::shared_ptr<HttpEndpoint>()> locate,
+                                 std::size_t body_limit);
+  // Answers one request taken over from the server.
+  void handle(std::unique_ptr<server::HttpConnection> connection);
+  // Ends every session (running calls are cancelled) and every open stream;
+  // later requests get 503. Idempotent.
+  void close();
+  std::size_t sessions() const;
+
+  class Connection;
+  struct Entry;
+
+ private:
+  void serve(std::shared_ptr<Connection> connection);
+  void post(const std::shared_ptr<Connection>& connection);
+  void get(const std::shared_ptr<Connection>& connection);
+  void remove(const std::shared_ptr<Connection>& connection);
+  // The session the request names, or answers (400/404) and returns null.
+  std::shared_ptr<Entry> find(const std::shared_ptr<Connection>& connection);
+  void sweep(std::chrono::steady_clock::time_point now);
+  bool host_allowed(std::string_view host) const;
+  bool origin_allowed(std::string_view origin) const;
+
+  std::shared_ptr<Service> service_;
+  HttpOptions options_;
+  mutable std::mutex mutex_;
+  bool closed_ = false;
+  std::map<std::string, std::shared_ptr<Entry>> sessions_;
+};
+
+}  // namespace corral::mcp
