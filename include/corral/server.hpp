@@ -89,9 +89,10 @@ struct Decision {
 };
 
 // IdentityHook: decides whether an upgrade may open a session. Call `decide`
-// exactly once, now or later, from any thread. A hook that throws (or calls
-// `decide` with nothing, see below) refuses the caller: a broken policy
-// admits nobody. Without a hook every caller is "anonymous".
+// exactly once, now or later, from any thread. The Handshake lives only for
+// the hook's call: a hook that decides later copies what it needs. A hook
+// that throws, or drops `decide` without calling it, refuses the caller: a
+// broken policy admits nobody. Without a hook every caller is "anonymous".
 using DecideCallback = std::function<void(Decision)>;
 using IdentityHook = std::function<void(const Handshake&, DecideCallback decide)>;
 

@@ -123,24 +123,26 @@ TEST(Client, AServerThatGoesAwayFailsWaitingExecutionsConnectionBroken) {
   options.shutdown_drain = std::chrono::milliseconds(100);
   Server server(std::move(options));
   server.listen();
-  auto client = client::Client::connect(url_of(server));
+  // Declared before the client: the tool thread may still be waiting on
+  // them while the client closes.
+  std::promise<void> called;
   std::promise<void> closed;
   std::shared_future<void> closed_future = closed.get_future().share();
-  std::thread closer;
+  auto client = client::Client::connect(url_of(server));
   client::ExecuteRequest request = request_of("async () => await codemode.block({})");
   request.tools = {{"block", "", ""}};
-  client::Outcome outcome =
-      client->execute(request, [&](const std::string&, const std::string&) -> std::string {
-        // The server closes while this tool is still being answered; the
-        // answer is sent only after the close finished, too late to matter.
-        closer = std::thread([&server, &closed] {
-          server.close();
-          closed.set_value();
-        });
-        closed_future.wait();
-        return "1";
-      });
-  closer.join();
+  // The tool answers only once the server has closed: too late to matter.
+  auto running = std::async(std::launch::async, [&] {
+    return client->execute(request, [&](const std::string&, const std::string&) -> std::string {
+      called.set_value();
+      closed_future.wait();
+      return "1";
+    });
+  });
+  called.get_future().wait();
+  server.close();
+  closed.set_value();
+  client::Outcome outcome = running.get();
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
   EXPECT_TRUE(outcome.failure->retryable());
