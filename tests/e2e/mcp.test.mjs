@@ -1,0 +1,293 @@
+// End-to-end tests of corral's MCP server with the official SDK client
+// (@modelcontextprotocol/sdk), over stdio (`corral mcp`) and Streamable HTTP
+// (`corral serve`, /mcp), with @modelcontextprotocol/server-everything as an
+// upstream server that code mode calls.
+//
+//   CORRAL_BINARY=build/test/apps/corral/corral node --test tests/e2e/mcp.test.mjs
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, promises as fs, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const corral = process.env.CORRAL_BINARY ?? path.join(root, 'build/test/apps/corral/corral');
+const manifest = path.join(root, 'tests/mcp/fixtures/mcp_tools.yaml');
+const everything = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js');
+const upstream = JSON.stringify({ everything: { command: [process.execPath, everything, 'stdio'] } });
+const scratch = mkdtempSync(path.join(tmpdir(), 'corral-mcp-e2e-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const CODE = `async () => {
+  const greeting = await codemode.fixture_greet({ flags: { name: 'code mode' } });
+  const echo = await codemode.everything.echo({ message: 'through corral' });
+  const sum = await codemode.everything.get_sum({ a: 2, b: 3 });
+  console.log('three calls');
+  return { greeting: greeting.stdout, echo, sum };
+}`;
+
+async function stdioClient(args = []) {
+  const transport = new StdioClientTransport({
+    command: corral,
+    args: ['mcp', '--mcp-manifest', manifest, '--mcp-upstream', upstream, '--max-workers', '2', ...args],
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+// `corral serve` on a free port; resolves with its base URL once it printed it.
+async function serve(args = []) {
+  const child = spawn(corral, ['serve', '--port', '0', '--admin', 'false', '--max-workers', '2',
+    '--mcp-manifest', manifest, '--mcp-upstream', upstream, ...args],
+  { stdio: ['ignore', 'pipe', 'ignore'] });
+  const lines = readline.createInterface({ input: child.stdout });
+  for await (const line of lines) {
+    const match = /executor on ws:\/\/([^/]+)\//.exec(line);
+    if (match) {
+      return {
+        url: `http://${match[1]}/mcp`,
+        port: Number(match[1].split(':')[1]),
+        async stop() {
+          child.kill('SIGTERM');
+          const [code] = await once(child, 'exit');
+          return code;
+        },
+      };
+    }
+  }
+  throw new Error('corral serve did not start');
+}
+
+async function httpClient(url, headers = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+// Waits (bounded) until none of `pids` is alive: the server cleans up after a
+// cancelled call without answering it, so there is no message to wait for.
+async function gone(pids, limitMs = 15000) {
+  const until = Date.now() + limitMs;
+  while (pids.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  return !pids.some(alive);
+}
+
+// Calls fixture_spawn (which starts two sleepers), aborts the call once the
+// tree exists, and checks the whole tree is gone.
+async function cancelLongRun(client, name) {
+  const fifo = path.join(scratch, name);
+  execFileSync('mkfifo', [fifo]);
+  const controller = new AbortController();
+  const call = client.callTool({ name: 'fixture_spawn', arguments: { flags: { pids: fifo } } },
+    undefined, { signal: controller.signal, timeout: 60000 });
+  const pids = (await fs.readFile(fifo, 'utf8')).trim().split('\n').map(Number);
+  assert.equal(pids.length, 3);
+  assert.ok(pids.every(alive));
+  controller.abort('the test cancels');
+  await assert.rejects(call);
+  assert.ok(await gone(pids), `still running: ${pids.filter(alive)}`);
+}
+
+function checkExecute(result) {
+  assert.equal(result.isError, undefined);
+  assert.deepEqual(result.structuredContent.value, {
+    greeting: 'hello, code mode\n',
+    echo: 'Echo: through corral',
+    sum: 'The sum of 2 and 3 is 5.',
+  });
+  assert.ok(result.content.some((c) => c.text === 'stdout:\nthree calls\n'));
+}
+
+test('stdio: tools, execute through bound commands and an upstream, a direct tool, cancellation', async () => {
+  const client = await stdioClient();
+  try {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    assert.deepEqual(names, ['execute', 'fixture_big', 'fixture_fail', 'fixture_greet', 'fixture_spawn']);
+    const execute = tools[0];
+    assert.match(execute.description, /declare const codemode/);
+    assert.match(execute.description, /everything: \{/);
+    assert.match(execute.description, /get_sum\(input: \{/);
+    const greet = tools.find((t) => t.name === 'fixture_greet');
+    assert.equal(greet.annotations.readOnlyHint, true);
+    assert.equal(greet.annotations.title, 'Greet someone');
+
+    checkExecute(await client.callTool({ name: 'execute', arguments: { code: CODE } }));
+    const direct = await client.callTool({ name: 'fixture_greet', arguments: { flags: { name: 'sdk' } } });
+    assert.equal(direct.content[0].text, 'hello, sdk\n');
+    const failed = await client.callTool({ name: 'fixture_fail', arguments: {} });
+    assert.equal(failed.isError, true);
+    assert.equal(JSON.parse(failed.content[0].text).code, 'command_failed');
+    const thrown = await client.callTool({ name: 'execute', arguments: { code: 'async () => { throw new Error("no") }' } });
+    assert.equal(thrown.isError, true);
+    assert.equal(JSON.parse(thrown.content[0].text).code, 'guest_error');
+
+    await cancelLongRun(client, 'stdio-direct');
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: compact mode offers search_tools, get_tool_details and call_tool', async () => {
+  const client = await stdioClient(['--mcp-mode', 'compact']);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['execute', 'search_tools', 'get_tool_details', 'call_tool']);
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'greet' } });
+    assert.deepEqual(found.structuredContent.tools.map((t) => t.name), ['fixture_greet']);
+    const details = await client.callTool({ name: 'get_tool_details', arguments: { name: 'fixture_greet' } });
+    assert.equal(details.structuredContent.inputSchema.type, 'object');
+    const ran = await client.callTool({ name: 'call_tool', arguments: { name: 'fixture_greet', input: { flags: { name: 'compact' } } } });
+    assert.equal(ran.content[0].text, 'hello, compact\n');
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: malformed JSON-RPC is answered and the server stays up', async () => {
+  const child = spawn(corral, ['mcp', '--mcp-manifest', manifest], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse((await lines.next()).value);
+  child.stdin.write('{"this is": not json\n');
+  assert.equal((await next()).error.code, -32700);
+  child.stdin.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n');
+  assert.equal((await next()).error.code, -32600);
+  child.stdin.write('{"jsonrpc":"2.0","id":2}\n');
+  assert.equal((await next()).error.code, -32600);
+  child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+  assert.deepEqual((await next()).result, {});
+  child.stdin.end();
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0);
+});
+
+test('Streamable HTTP: tools, execute, a direct tool, cancellation, session deletion', async () => {
+  const server = await serve();
+  try {
+    const { client, transport } = await httpClient(server.url);
+    const { tools } = await client.listTools();
+    assert.equal(tools[0].name, 'execute');
+    checkExecute(await client.callTool({ name: 'execute', arguments: { code: CODE } }));
+    const direct = await client.callTool({ name: 'fixture_greet', arguments: {} });
+    assert.equal(direct.structuredContent.exitCode, 0);
+    // Progress notifications reach the SDK's callback over SSE.
+    const progress = [];
+    await client.callTool({ name: 'execute', arguments: { code: 'async () => codemode.fixture_greet({})' } },
+      undefined, { onprogress: (p) => progress.push(p) });
+    assert.ok(progress.length >= 1);
+    await cancelLongRun(client, 'http-direct');
+
+    const session = transport.sessionId;
+    assert.match(session, /^[0-9a-f]{32}$/);
+    await transport.terminateSession();
+    const after = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        'mcp-session-id': session },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    assert.equal(after.status, 404);
+    await client.close();
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+// A raw request with any Host header (fetch does not let a caller set it).
+function raw(port, { method = 'POST', headers = {}, body = '' }) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+    (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, body: text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('Streamable HTTP: DNS rebinding refused, malformed input answered, bearer token required', async () => {
+  const server = await serve(['--auth-token', 'sesame']);
+  try {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const auth = { authorization: 'Bearer sesame' };
+    assert.equal((await raw(server.port, { headers: { ...auth, origin: 'http://evil.example' }, body: init })).status, 403);
+    assert.equal((await raw(server.port, { headers: { ...auth, host: 'evil.example' }, body: init })).status, 403);
+    const noToken = await raw(server.port, { body: init });
+    assert.equal(noToken.status, 401);
+    assert.equal(noToken.headers['www-authenticate'], 'Bearer');
+    const parse = await raw(server.port, { headers: auth, body: '{"jsonrpc": ' });
+    assert.equal(parse.status, 400);
+    assert.equal(JSON.parse(parse.body).error.code, -32700);
+    const batch = await raw(server.port, { headers: auth, body: `[${init}]` });
+    assert.equal(batch.status, 400);
+    assert.equal(JSON.parse(batch.body).error.code, -32600);
+    const ok = await raw(server.port, { headers: { ...auth, origin: 'http://localhost:6274' }, body: init });
+    assert.equal(ok.status, 200);
+    const session = ok.headers['mcp-session-id'];
+    const invalid = await raw(server.port, { headers: { ...auth, 'mcp-session-id': session }, body: '{"jsonrpc":"2.0","id":2,"method":9}' });
+    assert.equal(JSON.parse(invalid.body).error.code, -32600);
+
+    const { client } = await httpClient(server.url, auth);
+    assert.ok((await client.listTools()).tools.length > 0);
+    await client.close();
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+// The configurations docs/mcp.md shows, run as a client would run them.
+test('docs/mcp.md: every client configuration shown works', async () => {
+  const doc = readFileSync(path.join(root, 'docs/mcp.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]))
+    .filter((b) => b.mcpServers);
+  assert.ok(blocks.length >= 2);
+  const server = await serve(['--auth-token', 'TOKEN']);
+  try {
+    for (const block of blocks) {
+      for (const [name, entry] of Object.entries(block.mcpServers)) {
+        let client;
+        if (entry.command) {
+          const args = entry.args.map((a) => (a === '/etc/corral/tools.yaml' ? manifest : a));
+          client = new Client({ name, version: '1.0.0' });
+          await client.connect(new StdioClientTransport({ command: corral, args, stderr: 'ignore' }));
+        } else {
+          const url = new URL(entry.url);
+          url.port = String(server.port);
+          ({ client } = await httpClient(url.href, entry.headers ?? {}));
+        }
+        const { tools } = await client.listTools();
+        assert.ok(tools.some((t) => t.name === 'fixture_greet'), `${name}: ${tools.map((t) => t.name)}`);
+        await client.close();
+      }
+    }
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
