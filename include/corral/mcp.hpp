@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/bind.hpp"
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
 
@@ -70,6 +71,9 @@ using Logger = std::function<void(LogLevel, const std::string&)>;
 // Options: every field has a default.
 struct Options {
   std::vector<std::string> manifests;  // manifest files (docs/commands.md)
+  // Command trees bound like manifests: an embedder's own CLI11 app
+  // (`bind::tree_from_cli11`) or a tree built in code.
+  std::vector<bind::CommandTree> trees;
   Mode mode = Mode::direct;
   std::vector<Upstream> upstreams;
   // Bytes of a tool result's text (value, stdout and stderr together); a

@@ -160,18 +160,23 @@ void Service::Impl::start() {
 }
 
 void Service::Impl::bind_manifests() {
-  for (const std::string& path : options_.manifests) {
+  std::vector<std::pair<std::string, std::function<bind::CommandTree()>>> sources;
+  for (const std::string& path : options_.manifests)
+    sources.emplace_back("manifest " + path, [path] { return bind::load_manifest_file(path); });
+  for (bind::CommandTree& tree : options_.trees)
+    sources.emplace_back("command tree " + tree.root.name, [&tree] { return std::move(tree); });
+  for (auto& [path, load] : sources) {
     std::unique_ptr<bind::Binding> binding;
     try {
-      binding = bind::Binding::bind(bind::load_manifest_file(path));
+      binding = bind::Binding::bind(load());
     } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("manifest {}: {}", path, e.what()));
+      throw std::invalid_argument(fmt::format("{}: {}", path, e.what()));
     }
     for (const bind::Operation& op : binding->operations()) {
       if (!commands_.emplace(op.name, std::make_pair(binding.get(), &op)).second)
         throw std::invalid_argument(
-            fmt::format("manifest {}: the command tool {} is already bound by an earlier "
-                        "manifest",
+            fmt::format("{}: the command tool {} is already bound by an earlier "
+                        "manifest or tree",
                         path, op.name));
     }
     bindings_.push_back(std::move(binding));

@@ -216,6 +216,33 @@ test('Streamable HTTP: tools, execute, a direct tool, cancellation, session dele
   }
 });
 
+test('an upstream over Streamable HTTP: corral mcp fronting corral serve', async () => {
+  const server = await serve();
+  try {
+    const transport = new StdioClientTransport({
+      command: corral,
+      args: ['mcp', '--max-workers', '1', '--mcp-upstream', JSON.stringify({ inner: { url: server.url } })],
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['execute']);
+    assert.match(tools[0].description, /inner: \{/);
+    const result = await client.callTool({ name: 'execute', arguments: {
+      code: `async () => {
+        const greeting = await codemode.inner.fixture_greet({ flags: { name: 'nested' } });
+        try { await codemode.inner.fixture_fail({}); } catch (e) { return [greeting.stdout, e.message]; }
+      }` } });
+    const [greeting, failure] = result.structuredContent.value;
+    assert.equal(greeting, 'hello, nested\n');
+    assert.match(failure, /command_failed/);
+    await client.close();
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
 // A raw request with any Host header (fetch does not let a caller set it).
 function raw(port, { method = 'POST', headers = {}, body = '' }) {
   return new Promise((resolve, reject) => {

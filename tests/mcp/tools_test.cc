@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "corral/bind_cli11.hpp"
 #include "mcp_test_util.hpp"
 
 namespace corral::mcp::testing {
@@ -233,6 +234,19 @@ TEST(McpTools, CompactModeOffersTheTrioWhateverTheNumberOfCommands) {
   json::object coded =
       h.call("execute", {{"code", "async () => (await codemode.fixture_greet({})).stdout"}});
   EXPECT_EQ(coded.at("structuredContent").at("value").as_string(), "hello, world\n");
+}
+
+TEST(McpTools, Cli11TreesBecomeToolsLikeManifests) {
+  CLI::App app{"A CLI11 program", "cli"};
+  std::string name;
+  app.add_subcommand("greet", "Greets from CLI11")->add_option("--name", name, "Who to greet");
+  Options options;
+  options.trees.push_back(bind::tree_from_cli11(
+      app, std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/mcp_tool.sh"));
+  Harness h(std::move(options));
+  json::object r = h.call("cli_greet", {{"flags", {{"name", "cli11"}}}});
+  EXPECT_EQ(text_of(r), "hello, cli11\n");
+  EXPECT_NE(h.service().declarations().find("cli_greet(input:"), std::string::npos);
 }
 
 TEST(McpTools, BadConfigurationIsRefusedWithAClearError) {
