@@ -114,7 +114,6 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
  public:
   explicit Impl(Options options)
       : options_(prepare(std::move(options))),
-        pool_(options_.pool),
         state_(std::make_shared<ServerState>(options_, pool_)),
         acceptor_(asio::make_strand(ioc_)),
         heartbeat_(acceptor_.get_executor()),
@@ -346,7 +345,6 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 
  private:
   Options options_;
-  pool::WorkerPool pool_;
   std::shared_ptr<ServerState> state_;
   asio::io_context ioc_;
   asio::basic_socket_acceptor<Protocol, asio::strand<asio::io_context::executor_type>> acceptor_;
@@ -363,6 +361,10 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   bool close_started_ = false;
   bool close_finished_ = false;
   std::vector<std::function<void()>> waiters_;
+
+  // Declared last, destroyed first: its destructor joins the pool's thread,
+  // which may still be returning from a callback that posted into ioc_.
+  pool::WorkerPool pool_{options_.pool};
 };
 
 Server::Server(Options options) : impl_(std::make_shared<Impl>(std::move(options))) {}
