@@ -204,6 +204,7 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
 
 // Entry: one session and its server streams.
 struct HttpEndpoint::Entry {
+  std::mutex mutex;  // guards streams
   std::string id;
   std::shared_ptr<Session> session;
   std::chrono::steady_clock::time_point last_used;
@@ -254,6 +255,19 @@ class Collect : public Stream {
   std::optional<std::string> response_;
 };
 
+// Ends a session that left the registry: its calls are cancelled, its
+// server streams end.
+void end_session(HttpEndpoint::Entry& entry) {
+  entry.session->close();
+  std::vector<std::weak_ptr<HttpEndpoint::Connection>> streams;
+  {
+    std::lock_guard lock(entry.mutex);
+    streams.swap(entry.streams);
+  }
+  for (auto& weak : streams)
+    if (auto c = weak.lock()) c->end();
+}
+
 }  // namespace
 
 HttpEndpoint::HttpEndpoint(std::shared_ptr<Service> service, HttpOptions options)
@@ -289,11 +303,7 @@ void HttpEndpoint::close() {
     closed_ = true;
     sessions.swap(sessions_);
   }
-  for (auto& [id, entry] : sessions) {
-    entry->session->close();
-    for (auto& weak : entry->streams)
-      if (auto c = weak.lock()) c->end();
-  }
+  for (auto& [id, entry] : sessions) end_session(*entry);
 }
 
 bool HttpEndpoint::host_allowed(std::string_view host_header) const {
@@ -344,10 +354,21 @@ void HttpEndpoint::handle(std::unique_ptr<server::HttpConnection> taken) {
         handshake.headers.try_emplace(lower(field.name_string()), std::string(field.value()));
     if (!inserted) it->second += ", " + std::string(field.value());
   }
-  auto self = shared_from_this();
-  auto decided = std::make_shared<std::atomic<bool>>(false);
-  auto decide = [self, connection, decided](server::Decision decision) {
-    if (decided->exchange(true)) return;
+  // The first decision wins; a hook that drops its callback without deciding
+  // refuses (a broken policy admits nobody).
+  struct Pending {
+    std::function<void(server::Decision)> apply;
+    std::atomic<bool> decided{false};
+    void decide(server::Decision d) {
+      if (!decided.exchange(true)) apply(std::move(d));
+    }
+    ~Pending() {
+      if (!decided.exchange(true))
+        apply(server::Decision::refuse("the identity hook never decided"));
+    }
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->apply = [self = shared_from_this(), connection](server::Decision decision) {
     if (decision.reject) {
       if (self->options_.logger)
         self->options_.logger(LogLevel::warn, fmt::format("refused an MCP request from {}: {}",
@@ -358,12 +379,13 @@ void HttpEndpoint::handle(std::unique_ptr<server::HttpConnection> taken) {
     }
     self->serve(connection);
   };
+  server::DecideCallback decide = [pending](server::Decision d) { pending->decide(std::move(d)); };
+  pending.reset();
   try {
     options_.identify(handshake, decide);
   } catch (const std::exception& e) {
     decide(server::Decision::refuse(std::string("the identity hook threw: ") + e.what()));
   }
-  decide(server::Decision::refuse("the identity hook never decided"));  // no-op if it did
 }
 
 void HttpEndpoint::serve(std::shared_ptr<Connection> connection) {
@@ -401,11 +423,7 @@ void HttpEndpoint::sweep(std::chrono::steady_clock::time_point now) {
       }
     }
   }
-  for (auto& entry : expired) {
-    entry->session->close();
-    for (auto& weak : entry->streams)
-      if (auto c = weak.lock()) c->end();
-  }
+  for (auto& entry : expired) end_session(*entry);
 }
 
 std::shared_ptr<HttpEndpoint::Entry> HttpEndpoint::find(
@@ -493,6 +511,7 @@ void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
     entry->session->set_background([weak](std::string m) {
       auto e = weak.lock();
       if (!e) return;
+      std::lock_guard lock(e->mutex);
       for (auto it = e->streams.rbegin(); it != e->streams.rend(); ++it) {
         if (auto c = it->lock(); c && c->open()) {
           c->event(m);
@@ -530,7 +549,7 @@ void HttpEndpoint::get(const std::shared_ptr<Connection>& connection) {
   std::shared_ptr<Entry> entry = find(connection);
   if (!entry) return;
   {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(entry->mutex);
     std::erase_if(entry->streams, [](const std::weak_ptr<Connection>& w) {
       auto c = w.lock();
       return !c || !c->open();
@@ -547,9 +566,7 @@ void HttpEndpoint::remove(const std::shared_ptr<Connection>& connection) {
     std::lock_guard lock(mutex_);
     sessions_.erase(entry->id);
   }
-  entry->session->close();
-  for (auto& weak : entry->streams)
-    if (auto c = weak.lock()) c->end();
+  end_session(*entry);
   connection->respond(200, {}, "application/json");
 }
 

@@ -4,6 +4,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <thread>
+
 #include "corral/server.hpp"
 #include "mcp/http.hpp"
 #include "mcp_test_util.hpp"
@@ -174,6 +176,21 @@ TEST(McpHttp, BearerTokensAreRequiredWhenTheServerHasOne) {
   EXPECT_EQ(refused.headers["www-authenticate"], "Bearer");
   EXPECT_EQ(h.post(init, {{"Authorization", "Bearer wrong"}}).status, 401);
   EXPECT_EQ(h.post(init, {{"Authorization", "Bearer sesame"}}).status, 200);
+}
+
+TEST(McpHttp, AnIdentityHookMayDecideLaterAndOneThatNeverDecidesRefuses) {
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+  HttpOptions later;
+  later.identify = [](const server::Handshake&, server::DecideCallback decide) {
+    std::thread([decide] { decide(server::Decision::admit("later")); }).detach();
+  };
+  McpHttp a(later);
+  EXPECT_EQ(a.post(init).status, 200);
+  HttpOptions never;
+  never.identify = [](const server::Handshake&, server::DecideCallback) {};
+  McpHttp b(never);
+  EXPECT_EQ(b.post(init).status, 401);
 }
 
 TEST(McpHttp, MalformedRequestsGetTypedErrorsAndTheServerStays) {
