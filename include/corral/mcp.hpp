@@ -88,6 +88,9 @@ struct Options {
   sandbox::Options run_limits;
   // Tools per tools/list page.
   std::size_t page_size = 100;
+  // A call whose client sent a progress token gets a progress notification
+  // this often while it runs (besides one per code-mode tool call).
+  std::chrono::milliseconds progress_interval{5'000};
   // How long connecting to an upstream server (spawn + initialize + list)
   // may take.
   std::chrono::milliseconds upstream_timeout{30'000};

@@ -157,6 +157,30 @@ void Service::Impl::start() {
   bind_manifests();
   connect_upstreams();
   build_catalogue();
+  ticking_ = true;
+  ticker_ = std::thread([this] { tick_loop(); });
+}
+
+void Service::Impl::tick_loop() {
+  std::unique_lock lock(tick_mutex_);
+  while (ticking_) {
+    tick_wake_.wait_for(lock, options_.progress_interval);
+    if (!ticking_) break;
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::pair<std::shared_ptr<CallContext>, double>> due;
+    std::erase_if(live_, [&](const auto& entry) {
+      auto context = entry.first.lock();
+      if (!context) return true;
+      due.emplace_back(std::move(context),
+                       std::chrono::duration<double>(now - entry.second).count());
+      return false;
+    });
+    lock.unlock();
+    for (auto& [context, seconds] : due)
+      context->progress(fmt::format("still running after {:.0f} s", seconds));
+    due.clear();
+    lock.lock();
+  }
 }
 
 void Service::Impl::bind_manifests() {
@@ -342,6 +366,13 @@ const Tool* Service::Impl::find_tool(std::string_view name) const noexcept {
 void Service::Impl::shutdown() {
   if (shut_down_.exchange(true)) return;
   {
+    std::lock_guard lock(tick_mutex_);
+    ticking_ = false;
+    live_.clear();
+  }
+  tick_wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  {
     std::unique_lock lock(runs_mutex_);
     for (const auto& [id, ticket] : runs_)
       if (ticket) pool_.cancel(ticket);
@@ -362,6 +393,10 @@ void Service::Impl::call(const Tool& tool, const json::object& arguments,
     done(command_result(std::nullopt, Failure{FailureCode::unavailable,
                                               "The MCP service is shutting down.", nullptr}));
     return;
+  }
+  {
+    std::lock_guard lock(tick_mutex_);
+    live_.emplace_back(context, std::chrono::steady_clock::now());
   }
   if (tool.name == "execute") {
     run_execute(arguments, std::move(context), std::move(done));
@@ -736,6 +771,8 @@ void validate(const Options& options) {
   if (options.default_timeout.count() <= 0 || options.max_timeout.count() <= 0)
     throw std::invalid_argument("default_timeout and max_timeout must be positive");
   if (options.page_size == 0) throw std::invalid_argument("page_size must be at least 1");
+  if (options.progress_interval.count() <= 0)
+    throw std::invalid_argument("progress_interval must be positive");
   if (options.upstream_timeout.count() <= 0)
     throw std::invalid_argument("upstream_timeout must be positive");
   std::set<std::string> names;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "corral/bind.hpp"
@@ -142,6 +143,13 @@ class Service::Impl {
   std::map<std::uint64_t, pool::Ticket> runs_;
   std::uint64_t next_run_ = 0;
   Tasks tasks_;
+  // Progress for long calls: one thread ticks every progress_interval.
+  void tick_loop();
+  std::mutex tick_mutex_;
+  std::condition_variable tick_wake_;
+  bool ticking_ = false;
+  std::vector<std::pair<std::weak_ptr<CallContext>, std::chrono::steady_clock::time_point>> live_;
+  std::thread ticker_;
 };
 
 // The text content block {"type":"text","text":...}.

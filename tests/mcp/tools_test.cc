@@ -184,6 +184,33 @@ TEST(McpTools, CancellingAnExecuteRunStopsItAndTheCommandsItStarted) {
   for (int pid : tree) EXPECT_FALSE(alive(pid)) << pid;
 }
 
+TEST(McpTools, LongCallsReportProgressWhileTheyRun) {
+  Options options;
+  options.progress_interval = std::chrono::milliseconds(50);
+  Harness h(std::move(options));
+  auto call = h.start(
+      "tools/call",
+      json::object{{"name", "execute"},
+                   {"arguments", {{"code", "async () => { while (true) {} }"}, {"timeout", 1000}}},
+                   {"_meta", {{"progressToken", 7}}}});
+  EXPECT_FALSE(call->wait().is_null());
+  std::vector<double> progress;
+  for (const auto& n : call->notifications()) {
+    if (n.at("method").as_string() != "notifications/progress") continue;
+    EXPECT_EQ(n.at("params").at("progressToken").to_number<int>(), 7);
+    progress.push_back(n.at("params").at("progress").to_number<double>());
+  }
+  EXPECT_GE(progress.size(), 2u);
+  for (std::size_t i = 1; i < progress.size(); ++i) EXPECT_GT(progress[i], progress[i - 1]);
+  // Without a token, nothing.
+  auto quiet = h.start(
+      "tools/call",
+      json::object{{"name", "execute"},
+                   {"arguments", {{"code", "async () => { while (true) {} }"}, {"timeout", 300}}}});
+  quiet->wait();
+  EXPECT_TRUE(quiet->notifications().empty());
+}
+
 TEST(McpTools, ResultsPastTheBudgetAreCutStructurallyAndSaySo) {
   Options options;
   options.result_budget = 1000;
