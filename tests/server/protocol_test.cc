@@ -186,6 +186,27 @@ TEST_F(Protocol, ARunningIdCannotBeReused) {
   EXPECT_EQ(json::serialize(result_of(socket.receive()).at("execution").at("value")), "4");
 }
 
+TEST_F(Protocol, AnAnswerAfterTheRunSettledIsDroppedAndTheSocketGoesOn) {
+  RawSocket socket(port_);
+  // The guest starts a call it never awaits and returns at once.
+  json::object params =
+      execute_params("async () => { codemode.later({}).catch(() => {}); return 'done'; }");
+  params["tools"] = json::array{json::object{{"name", "later"}}};
+  socket.send(
+      json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "execute"}, {"params", params}});
+  json::value call;
+  json::value result;
+  for (int i = 0; i < 2; ++i) {
+    json::value message = socket.receive();
+    (message.as_object().contains("method") ? call : result) = message;
+  }
+  ASSERT_EQ(call.at("method"), "tool.call");
+  EXPECT_EQ(result.at("result").at("execution").at("value"), "done");
+  // The answer reaches nothing: no reply, and the socket keeps serving.
+  socket.send(json::object{{"jsonrpc", "2.0"}, {"id", call.at("id")}, {"result", 1}});
+  EXPECT_EQ(socket.call(2, "protocolVersion").at("result"), kProtocolVersion);
+}
+
 TEST_F(Protocol, AClientThatVanishesMidToolCallGivesTheGuestAnErrorAndTheRunGoesOn) {
   std::mutex mutex;
   std::condition_variable cv;
