@@ -144,10 +144,14 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
                  if (self->ending_) return;
                  if (!data.empty()) self->queue_.push_back(std::move(data));
                  if (last) self->ending_ = true;
-                 if (deadline) {
-                   self->stream_.expires_after(*deadline);
-                 } else {
-                   self->stream_.expires_never();
+                 // A watched (SSE) stream never expires: Beast allows no timer
+                 // change while a read and a write are both pending.
+                 if (!self->watching_) {
+                   if (deadline) {
+                     self->stream_.expires_after(*deadline);
+                   } else {
+                     self->stream_.expires_never();
+                   }
                  }
                  if (!self->writing_) self->do_write();
                });
@@ -175,6 +179,8 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
 
   // Learns that the client went away from an SSE stream (reads nothing else).
   void watch() {
+    if (!watching_) stream_.expires_never();
+    watching_ = true;
     stream_.async_read_some(asio::buffer(scratch_),
                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
                               if (ec) {
@@ -198,6 +204,7 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
   std::deque<std::string> queue_;
   bool writing_ = false;
   bool ending_ = false;
+  bool watching_ = false;  // a read is pending for as long as the stream lives
   std::atomic<bool> gone_{false};
   char scratch_[512];
 };
