@@ -502,21 +502,21 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
   });
 }
 
-bool RunScope::track(const process::CancelSource& cancel) {
+bool RunScope::track(std::function<void()> stop) {
   std::lock_guard lock(mutex);
   if (settled) return false;
-  commands.push_back(cancel);
+  stops.push_back(std::move(stop));
   return true;
 }
 
 void RunScope::settle() {
-  std::vector<process::CancelSource> running;
+  std::vector<std::function<void()>> running;
   {
     std::lock_guard lock(mutex);
     settled = true;
-    running.swap(commands);
+    running.swap(stops);
   }
-  for (auto& c : running) c.cancel();
+  for (auto& stop : running) stop();
 }
 
 void Service::Impl::dispatch(const std::string& path, std::string args_json,
@@ -530,7 +530,7 @@ void Service::Impl::dispatch(const std::string& path, std::string args_json,
   }
   if (callable->binding) {
     process::CancelSource cancel;
-    if (!scope->track(cancel)) {
+    if (!scope->track([cancel]() mutable { cancel.cancel(); })) {
       answer.reject("Execution has already completed.");
       return;
     }
@@ -554,19 +554,34 @@ void Service::Impl::dispatch(const std::string& path, std::string args_json,
   }
   json::value input = parse_or_null(args_json);
   if (input.is_null()) input = json::object{};
-  callable->upstream->call_tool(callable->upstream_tool, std::move(input), options_.max_timeout,
-                                [answer](std::optional<json::object> result, std::string error) {
-                                  if (!result) {
-                                    answer.reject(error);
-                                    return;
-                                  }
-                                  std::string failure;
-                                  if (auto value = upstream_value(*result, failure)) {
-                                    answer.resolve(std::move(*value));
-                                  } else {
-                                    answer.reject(failure);
-                                  }
-                                });
+  {  // a late call gets what the pool would answer
+    std::lock_guard lock(scope->mutex);
+    if (scope->settled) {
+      answer.reject("Execution has already completed.");
+      return;
+    }
+  }
+  // An answered call is not cancelled afterwards.
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  std::function<void()> stop = callable->upstream->call_tool(
+      callable->upstream_tool, std::move(input), options_.max_timeout,
+      [answer, answered](std::optional<json::object> result, std::string error) {
+        answered->store(true);
+        if (!result) {
+          answer.reject(error);
+          return;
+        }
+        std::string failure;
+        if (auto value = upstream_value(*result, failure)) {
+          answer.resolve(std::move(*value));
+        } else {
+          answer.reject(failure);
+        }
+      });
+  if (!scope->track([stop, answered] {
+        if (!answered->load()) stop();
+      }))
+    stop();
 }
 
 void Service::Impl::run_command(const std::string& name, const json::object& input,

@@ -79,13 +79,14 @@ class Tasks {
 using ResultDone = std::function<void(json::object result)>;
 
 // RunScope: what one code-mode run shares with its guest's tool calls: the
-// commands it started are cancelled when the run settles or is cancelled.
+// commands and upstream calls it started are cancelled when the run settles
+// or is cancelled.
 struct RunScope {
   std::mutex mutex;
   bool settled = false;
-  std::vector<process::CancelSource> commands;
+  std::vector<std::function<void()>> stops;  // commands and upstream calls
   // False (and nothing kept) once the run settled.
-  bool track(const process::CancelSource& cancel);
+  bool track(std::function<void()> stop);
   void settle();
 };
 

@@ -103,19 +103,20 @@ class StdioUpstream : public UpstreamClient {
 
   ~StdioUpstream() override { close(); }
 
-  void request(const std::string& method, json::object params, Reply reply) {
+  std::int64_t request(const std::string& method, json::object params, Reply reply) {
     std::int64_t id = 0;
     {
       std::lock_guard lock(mutex_);
       if (ended_) {
         reply(std::nullopt, "the upstream server " + name_ + " has exited");
-        return;
+        return 0;
       }
       id = ++next_id_;
       pending_[id] = std::move(reply);
     }
     write(json::object{
         {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    return id;
   }
 
   // Blocking request with a deadline (connect only).
@@ -142,17 +143,24 @@ class StdioUpstream : public UpstreamClient {
     write(json::object{{"jsonrpc", "2.0"}, {"method", method}});
   }
 
-  void call_tool(const std::string& tool, json::value arguments, std::chrono::milliseconds,
-                 Done done) override {
-    request("tools/call", json::object{{"name", tool}, {"arguments", std::move(arguments)}},
-            [done](std::optional<json::object> m, std::string error) {
-              if (!m) return done(std::nullopt, error);
-              if (m->contains("error")) return done(std::nullopt, error_text(*m));
-              const json::value* r = m->if_contains("result");
-              done(r && r->is_object() ? std::optional<json::object>(r->get_object())
-                                       : std::optional<json::object>(json::object{}),
-                   {});
-            });
+  std::function<void()> call_tool(const std::string& tool, json::value arguments,
+                                  std::chrono::milliseconds, Done done) override {
+    const std::int64_t id =
+        request("tools/call", json::object{{"name", tool}, {"arguments", std::move(arguments)}},
+                [done](std::optional<json::object> m, std::string error) {
+                  if (!m) return done(std::nullopt, error);
+                  if (m->contains("error")) return done(std::nullopt, error_text(*m));
+                  const json::value* r = m->if_contains("result");
+                  done(r && r->is_object() ? std::optional<json::object>(r->get_object())
+                                           : std::optional<json::object>(json::object{}),
+                       {});
+                });
+    return [this, id] {
+      if (id == 0) return;
+      write(json::object{{"jsonrpc", "2.0"},
+                         {"method", "notifications/cancelled"},
+                         {"params", json::object{{"requestId", id}, {"reason", "cancelled"}}}});
+    };
   }
 
   void close() override {
@@ -372,8 +380,8 @@ class HttpUpstream : public UpstreamClient {
   }
 
   json::object request_sync(const std::string& method, json::object params,
-                            std::chrono::milliseconds timeout) {
-    const std::int64_t id = next_id_.fetch_add(1) + 1;
+                            std::chrono::milliseconds timeout, std::int64_t id = 0) {
+    if (id == 0) id = next_id_.fetch_add(1) + 1;
     json::value answer = post(
         json::object{
             {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}},
@@ -396,17 +404,29 @@ class HttpUpstream : public UpstreamClient {
     post(json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}, timeout);
   }
 
-  void call_tool(const std::string& tool, json::value arguments, std::chrono::milliseconds timeout,
-                 Done done) override {
-    tasks_.spawn([this, tool, arguments = std::move(arguments), timeout, done] {
+  std::function<void()> call_tool(const std::string& tool, json::value arguments,
+                                  std::chrono::milliseconds timeout, Done done) override {
+    const std::int64_t id = next_id_.fetch_add(1) + 1;
+    tasks_.spawn([this, tool, arguments = std::move(arguments), timeout, done, id] {
       try {
         done(request_sync("tools/call", json::object{{"name", tool}, {"arguments", arguments}},
-                          timeout),
+                          timeout, id),
              {});
       } catch (const std::exception& e) {
         done(std::nullopt, "upstream " + name_ + ": " + e.what());
       }
     });
+    return [this, id] {
+      tasks_.spawn([this, id] {
+        try {
+          post(json::object{{"jsonrpc", "2.0"},
+                            {"method", "notifications/cancelled"},
+                            {"params", json::object{{"requestId", id}, {"reason", "cancelled"}}}},
+               std::chrono::seconds(5));
+        } catch (const std::exception&) {
+        }
+      });
+    };
   }
 
   void close() override {

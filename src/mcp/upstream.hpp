@@ -44,8 +44,10 @@ class UpstreamClient {
   const std::vector<UpstreamTool>& tools() const noexcept { return tools_; }
   void set_tools(std::vector<UpstreamTool> tools) { tools_ = std::move(tools); }
 
-  virtual void call_tool(const std::string& tool, json::value arguments,
-                         std::chrono::milliseconds timeout, Done done) = 0;
+  // Returns what cancels the call: it sends notifications/cancelled to the
+  // server (the answer, if one still comes, is ignored by the caller).
+  virtual std::function<void()> call_tool(const std::string& tool, json::value arguments,
+                                          std::chrono::milliseconds timeout, Done done) = 0;
   // Fails what is pending, stops the server process (stdio) or ends the
   // session (HTTP). Idempotent.
   virtual void close() = 0;

@@ -145,6 +145,15 @@ test('stdio: tools, execute through bound commands and an upstream, a direct too
     assert.equal(thrown.isError, true);
     assert.equal(JSON.parse(thrown.content[0].text).code, 'guest_error');
 
+    // A run that times out inside a long upstream call: the call is cancelled
+    // upstream and the upstream keeps serving.
+    const slow = await client.callTool({ name: 'execute', arguments: { timeout: 500,
+      code: 'async () => codemode.everything.trigger_long_running_operation({ duration: 60, steps: 2 })' } });
+    assert.equal(JSON.parse(slow.content[0].text).code, 'timeout');
+    const again = await client.callTool({ name: 'execute', arguments: {
+      code: 'async () => codemode.everything.echo({ message: "still here" })' } });
+    assert.equal(again.structuredContent.value, 'Echo: still here');
+
     await cancelLongRun(client, 'stdio-direct');
   } finally {
     await client.close();
