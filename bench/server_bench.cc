@@ -4,7 +4,8 @@
 // execute in flight per connection) measure executions per second and the
 // p50/p99 latency of an execute round trip, for a trivial run on one and on
 // many connections, and for a run that makes one tool call (answered by the
-// client, as `tool.call` over the same socket).
+// client, as `tool.call` over the same socket), and a trivial run sent 5 ms
+// after the previous answer (latency when the server is not saturated).
 //
 //   server_bench [--url ws://HOST:PORT] [--seconds 3] [--many 16] [--workers 2]
 //
@@ -42,6 +43,9 @@ struct Scenario {
   std::string code;
   bool tool = false;
   int connections = 1;
+  // Idle time between one answer and the next request (a caller that is
+  // not saturating the server); not part of the measured latency.
+  std::chrono::microseconds pause{0};
 };
 
 struct Result {
@@ -78,6 +82,7 @@ void drive(const std::string& host, const std::string& port, const Scenario& sce
   beast::flat_buffer buffer;
   std::int64_t id = 0;
   while (!stop.load(std::memory_order_relaxed)) {
+    if (scenario.pause.count() > 0) std::this_thread::sleep_for(scenario.pause);
     const bool counted = measure.load(std::memory_order_relaxed);
     const auto started = Clock::now();
     ws.write(asio::buffer(json::serialize(json::object{
@@ -197,6 +202,7 @@ int main(int argc, char** argv) {
       {"trivial", "1 + 1", false, 1},
       {"trivial", "1 + 1", false, many},
       {"tool_call", "async () => (await codemode.echo({a: 1})).a", true, 1},
+      {"paced_5ms", "1 + 1", false, 1, std::chrono::milliseconds(5)},
   };
   json::array results;
   std::fprintf(stderr, "server_bench against %s, %.1f s per scenario\n", url.c_str(), seconds);
