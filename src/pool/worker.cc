@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -101,7 +102,14 @@ class Worker {
     if (type == "answer") return handle_answer(*id, message);
     if (type == "cancel") {
       std::lock_guard lock(mutex_);
-      if (auto it = active_.find(*id); it != active_.end()) it->second->cancel();
+      if (auto it = active_.find(*id); it != active_.end()) {
+        it->second->cancel();
+      } else {
+        // The run has not reached its sandbox yet (still queued for a
+        // runner, or its sandbox is being built): it starts cancelled.
+        if (cancelled_.size() > 4096) cancelled_.clear();
+        cancelled_.insert(*id);
+      }
       return true;
     }
     return false;
@@ -192,6 +200,12 @@ class Worker {
     cached.current->id = job.id;
     {
       std::lock_guard lock(mutex_);
+      if (cancelled_.erase(job.id)) {
+        done["failure"] = core::failure_to_object(
+            Failure{FailureCode::cancelled, "cancelled before it started", nullptr});
+        checkin_locked(job.key, std::move(cached));
+        return done;
+      }
       active_[job.id] = cached.sandbox.get();
     }
     bool reusable = true;
@@ -249,6 +263,10 @@ class Worker {
 
   void checkin(const std::string& key, CachedSandbox cached) {
     std::lock_guard lock(mutex_);
+    checkin_locked(key, std::move(cached));
+  }
+
+  void checkin_locked(const std::string& key, CachedSandbox cached) {
     if (idle_count_ >= kIdleSandboxes) {
       // Evict one from the largest bucket; its isolate goes with it.
       auto largest = idle_.begin();
@@ -271,6 +289,10 @@ class Worker {
   std::deque<RunJob> jobs_;
   std::size_t idle_runners_ = 0;
   std::unordered_map<std::uint64_t, sandbox::Sandbox*> active_;
+  // Cancels that arrived before their run reached its sandbox. A cancel for
+  // a run that already ended can land here too; the set is cleared when it
+  // grows past a bound, which only forgets such late ones.
+  std::set<std::uint64_t> cancelled_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, sandbox::ToolReply> calls_;
   std::uint64_t next_call_ = 0;
   std::map<std::string, std::vector<CachedSandbox>> idle_;
