@@ -193,7 +193,11 @@ class WorkerPool {
  public:
   // Spawns nothing: workers start on the first request.
   explicit WorkerPool(Options options = {});
-  // Shuts down with no drain if shutdown() was not called.
+  // Shuts down with no drain if shutdown() was not called, then joins the
+  // pool's thread. That thread may still be returning from a completion or
+  // a shutdown `done` callback after it signalled you: such a callback must
+  // never hold the last owner of the pool, and whatever it touches must
+  // outlive the pool (destroy the pool first).
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
