@@ -1,4 +1,5 @@
-// `corral run FILE|-`: run a script in the JavaScript sandbox.
+// `corral run FILE|-`: run a script in the sandbox (JavaScript, or Ruby for
+// `.rb` files and `--language ruby`).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -20,6 +21,7 @@ struct RunFlags {
   std::string stdout_limit = "1MiB";
   std::string stderr_limit = "1MiB";
   std::string profile = "hermetic";
+  std::string language;  // empty: by the file's extension (.rb is ruby)
   bool json = false;
   bool code_mode = false;
 };
@@ -56,6 +58,11 @@ int run_script(const RunFlags& flags) {
     options.stdout_limit = core::parse_size(flags.stdout_limit, "--stdout-limit");
     options.stderr_limit = core::parse_size(flags.stderr_limit, "--stderr-limit");
     options.profile = sandbox::parse_profile(flags.profile);
+    const bool rb =
+        flags.file.size() > 3 && flags.file.compare(flags.file.size() - 3, 3, ".rb") == 0;
+    options.language = flags.language.empty()
+                           ? (rb ? sandbox::Language::ruby : sandbox::Language::javascript)
+                           : sandbox::parse_language(flags.language);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
     return 2;
@@ -98,7 +105,7 @@ int run_script(const RunFlags& flags) {
 void add_run_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* run =
-      app.add_subcommand("run", "Run a JavaScript file (or - for stdin) in the sandbox");
+      app.add_subcommand("run", "Run a JavaScript or Ruby file (or - for stdin) in the sandbox");
   run->add_option("file", flags->file, "Script to run, or - to read it from stdin")->required();
   run->add_option("--timeout", flags->timeout, "Wall-clock limit per run (e.g. 5s, 250ms, none)")
       ->capture_default_str();
@@ -112,6 +119,8 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--profile", flags->profile,
                   "hermetic (frozen clock, fixed random) or permissive")
       ->capture_default_str();
+  run->add_option("--language", flags->language,
+                  "javascript or ruby (default: ruby for .rb files, else javascript)");
   run->add_flag("--json", flags->json, "Print the whole Execution (or the failure) as JSON");
   run->add_flag("--code-mode", flags->code_mode,
                 "Accept code-mode shapes (async () => {...}, a function body) and await them");

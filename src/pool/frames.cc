@@ -92,6 +92,9 @@ json::object limits_to_object(const sandbox::Options& limits) {
   out["stderr_limit"] = optional_count(limits.stderr_limit);
   out["max_tool_calls"] = optional_count(limits.max_tool_calls);
   out["profile"] = std::string(sandbox::to_string(limits.profile));
+  if (limits.language != sandbox::Language::javascript) {
+    out["language"] = std::string(sandbox::to_string(limits.language));
+  }
   return out;
 }
 
@@ -112,6 +115,11 @@ sandbox::Options limits_from_object(const json::object& object) {
   const json::string* profile = get_string(object, "profile");
   if (!profile) throw std::invalid_argument("limits: profile is missing");
   limits.profile = sandbox::parse_profile(std::string_view(profile->data(), profile->size()));
+  if (const json::value* language = object.if_contains("language")) {
+    if (!language->is_string()) throw std::invalid_argument("limits: language is not a string");
+    limits.language = sandbox::parse_language(
+        std::string_view(language->get_string().data(), language->get_string().size()));
+  }
   sandbox::validate(limits);
   return limits;
 }

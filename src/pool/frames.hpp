@@ -8,13 +8,16 @@
 //   pool -> worker
 //     {"t":"run","id":N,"shape":"execute"|"eval","code":S,"tools":[S..],
 //      "limits":{"timeout":secs|null,"memory_limit":n|null,"stdout_limit":n|null,
-//                "stderr_limit":n|null,"max_tool_calls":n|null,"profile":S}}
+//                "stderr_limit":n|null,"max_tool_calls":n|null,"profile":S,
+//                "language":"ruby"?}}      (language absent: javascript)
 //     {"t":"answer","id":N,"call":K,"ok":B,"payload":S}  JSON text or a message
 //     {"t":"cancel","id":N}
 //   worker -> pool
 //     {"t":"ready","protections":{...}}
 //     {"t":"call","id":N,"call":K,"name":S,"args":S}       args: JSON text
 //     {"t":"done","id":N,"execution":{...}} | {"t":"done","id":N,"failure":{...}}
+//       (+ "ending":true when the worker exits right after: a Ruby run it
+//        could not interrupt; the pool sends it no further run)
 //
 // The worker is untrusted: the pool validates every field of what it reads
 // and kills the worker on the first frame that does not parse.

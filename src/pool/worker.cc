@@ -20,6 +20,7 @@
 #include "corral/sandbox.hpp"
 #include "pool/frames.hpp"
 #include "pool/lockdown.hpp"
+#include "sandbox/ruby/engine_ruby.hpp"
 
 namespace corral::pool {
 namespace {
@@ -209,6 +210,16 @@ class Worker {
       active_[job.id] = cached.sandbox.get();
     }
     bool reusable = true;
+    // A Ruby guest that outlives its deadline or a cancel cannot be
+    // interrupted: report the run and end this worker (the pool replaces it).
+    sandbox::set_ruby_stuck_handler([this, id = job.id](const Failure& failure) {
+      send(json::object{{"t", "done"},
+                        {"id", id},
+                        {"failure", core::failure_to_object(failure)},
+                        {"ending", true}});
+      std::fflush(stderr);
+      ::_exit(0);
+    });
     try {
       Execution execution =
           job.eval ? cached.sandbox->eval(job.code) : cached.sandbox->execute(job.code);
@@ -220,6 +231,7 @@ class Worker {
       done["failure"] = core::failure_to_object(Failure{FailureCode::internal, e.what(), nullptr});
       reusable = false;
     }
+    sandbox::set_ruby_stuck_handler(nullptr);
     {
       std::lock_guard lock(mutex_);
       active_.erase(job.id);
@@ -304,6 +316,9 @@ class Worker {
 int run_worker(const WorkerSettings& settings) {
   Protections protections;
   if (settings.harden) enter_namespaces(protections);
+  // A locked-down worker cannot fork a Ruby helper: Ruby guests run on the
+  // run's thread, and the pool's kill at timeout + grace is their deadline.
+  sandbox::set_ruby_inline(true);
 
   // Start V8 (platform, ICU, the watchdog thread) and run once, so that
   // whatever files and threads it needs at start are in place before the
@@ -318,6 +333,14 @@ int run_worker(const WorkerSettings& settings) {
         "async () => JSON.stringify({a: [1, 'b']}) + new Date(0).toString() + "
         "new Intl.DateTimeFormat('en-US').format(0) + (1234.5).toLocaleString() + "
         "await codemode.warm({})");
+  }
+
+  {
+    // mruby's Time reads the time zone once; do it before the lockdown.
+    sandbox::Options ruby;
+    ruby.language = sandbox::Language::ruby;
+    sandbox::Sandbox warm_ruby(ruby);
+    warm_ruby.eval("Time.at(0).to_s");
   }
 
   if (settings.harden) {

@@ -684,7 +684,13 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     settle(pending, std::move(outcome));
 
     if (worker->state == WorkerState::ready) {
-      if (worker->executions >= options_.retire_after_executions) {
+      if (const json::value* ending = message.if_contains("ending");
+          ending && ending->is_bool() && ending->get_bool()) {
+        // The worker ends itself after this run (a Ruby guest it could
+        // not interrupt): no new run may reach it.
+        worker->state = WorkerState::retiring;
+        worker->exit_reason = WorkerExit::retired;
+      } else if (worker->executions >= options_.retire_after_executions) {
         worker->state = WorkerState::retiring;
         worker->exit_reason = WorkerExit::retired;
       } else if (resident_bytes(worker->pid) > options_.worker_memory_bound) {

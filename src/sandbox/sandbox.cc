@@ -10,6 +10,7 @@
 #include "sandbox/engine.hpp"
 
 #include "sandbox/identifier.hpp"
+#include "sandbox/ruby/engine_ruby.hpp"
 
 namespace corral::sandbox {
 namespace {
@@ -116,6 +117,9 @@ void validate(const Options& options) {
   if (options.profile != Profile::hermetic && options.profile != Profile::permissive) {
     throw std::invalid_argument("profile must be hermetic or permissive");
   }
+  if (options.language != Language::javascript && options.language != Language::ruby) {
+    throw std::invalid_argument("language must be javascript or ruby");
+  }
 }
 
 namespace {
@@ -140,13 +144,22 @@ class Sandbox::Impl {
  public:
   explicit Impl(Options options) : options_(std::move(options)) {
     validate(options_);
-    engine_ = make_v8_engine(options_);
+    engine_ =
+        options_.language == Language::ruby ? make_ruby_engine(options_) : make_v8_engine(options_);
   }
 
   void add_tool(std::string path, SyncTool sync, AsyncTool async) {
     std::lock_guard lock(run_mutex_);
     if (sealed_) throw std::invalid_argument("bind: tools cannot be bound after the first run");
     if (!sync && !async) throw std::invalid_argument("bind: " + path + " has no function");
+    if (options_.language == Language::ruby) {
+      // Ruby paths are constants and a method (docs/ruby.md).
+      std::vector<std::string> bound;
+      for (const ToolEntry& tool : registry_->tools) bound.push_back(tool.path);
+      check_ruby_tool_path(path, bound);
+      registry_->tools.push_back(ToolEntry{std::move(path), std::move(sync), std::move(async)});
+      return;
+    }
     std::string_view rest = path;
     bool first = true;
     while (true) {
