@@ -79,8 +79,10 @@ struct Request {
   // Tool names the guest may call as `codemode.<name>(input)`; a name may be
   // dotted ("github.search" is `codemode.github.search`).
   std::vector<std::string> tools;
-  // timeout, memory_limit, output caps, max_tool_calls, profile. The pool
-  // also kills a worker that has not answered within timeout + grace.
+  // timeout, memory_limit, output caps, max_tool_calls, profile, and the
+  // guest language (limits.language: Ruby guests call a tool "math.add" as
+  // Codemode::Math.add(input); docs/ruby.md). The pool also kills a worker
+  // that has not answered within timeout + grace.
   sandbox::Options limits;
   // Answers tool calls; empty means every call fails with tool_error.
   Dispatcher dispatcher;
