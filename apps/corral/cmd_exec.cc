@@ -35,17 +35,6 @@ struct ExecFlags {
   bool json = false;
 };
 
-std::string read_source(const std::string& file) {
-  if (file == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read " + file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int bad_invocation(const std::string& message) {
   std::fprintf(stderr, "corral: invalid_request: %s\n", message.c_str());
   return 2;

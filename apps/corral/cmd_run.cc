@@ -26,17 +26,6 @@ struct RunFlags {
   bool code_mode = false;
 };
 
-std::string read_source(const std::string& file) {
-  if (file == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read " + file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 void write_through(const Execution& execution) {
   std::fwrite(execution.stdout_text().data(), 1, execution.stdout_text().size(), stdout);
   std::fwrite(execution.stderr_text().data(), 1, execution.stderr_text().size(), stderr);

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 #include "pool/lockdown.hpp"
 
@@ -26,6 +27,10 @@ void add_daemon_commands(CLI::App& app, Action& action);
 
 // Prints which worker protections are active (for check).
 void print_protections(const pool::Protections& protections);
+
+// The text of FILE, or of stdin for "-". Throws std::invalid_argument when
+// the file cannot be read.
+std::string read_source(const std::string& file);
 
 // Exit codes, listed in `corral --help`.
 inline constexpr int kExitClean = 0;

@@ -177,6 +177,27 @@ corral::client::ExecuteRequest request(std::string code) {
   return r;
 }
 
+// A loopback port someone else is listening on, for as long as it lives.
+class TakenPort {
+ public:
+  TakenPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(::listen(fd_, 1), 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~TakenPort() { ::close(fd_); }
+  std::string port() const { return std::to_string(port_); }
+
+ private:
+  int fd_;
+  std::uint16_t port_ = 0;
+};
+
 TEST(Serve, StartsOnPrintedAddressesAndAnswersProbesAndRuns) {
   Daemon d({});
   ASSERT_NE(d.port, 0);
@@ -231,37 +252,20 @@ TEST(Serve, RefusedSettingsAreAllReportedAndExitOne) {
 }
 
 TEST(Serve, AddressInUseExitsTwo) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 1), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  Process p(
-      {kCorral, "serve", "--port", std::to_string(ntohs(addr.sin_port)), "--admin-port", "0"});
+  TakenPort taken;
+  Process p({kCorral, "serve", "--port", taken.port(), "--admin-port", "0"});
   EXPECT_EQ(p.wait(), 2) << p.stderr_text();
-  ::close(fd);
 }
 
 TEST(Serve, ATakenAdminPortReleasesTheExecutorAndExitsTwo) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 1), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  Process p({kCorral, "serve", "--port", "0", "--admin-port", std::to_string(ntohs(addr.sin_port)),
-             "--log-level", "debug"});
+  TakenPort taken;
+  Process p(
+      {kCorral, "serve", "--port", "0", "--admin-port", taken.port(), "--log-level", "debug"});
   EXPECT_EQ(p.wait(), 2);
   const std::string err = p.stderr_text();
   EXPECT_NE(err.find("cannot start"), std::string::npos) << err;
   EXPECT_EQ(err.find("executor listening"), std::string::npos)
       << "the start must not report success";
-  ::close(fd);
 }
 
 TEST(AdminListener, AHandlerThatThrowsAnswersJson500WithoutDetails) {
