@@ -214,10 +214,11 @@ void WebSocketSession::call_tool(std::shared_ptr<Run> run, std::string name, std
   asio::post(
       ws_.get_executor(), [self = shared_from_this(), run = std::move(run), name = std::move(name),
                            args_json = std::move(args_json), answer = std::move(answer)]() mutable {
-        if (run->settled.load()) {
-          answer.reject(rpc::kExecutionCompleted);
-          return;
-        }
+        // No `settled` check here: the pool called the dispatcher while the
+        // run was live, and this handler runs before the run's finish()
+        // (both are posted in order to this executor), which rejects the
+        // call if the run settled meanwhile. Checking here instead would
+        // drop a call the caller is entitled to see, depending on timing.
         if (self->ended_ || self->closing_ || self->pending_close_) {
           answer.reject(rpc::kCallerGone);
           return;
