@@ -1,6 +1,7 @@
 // `corral run` with Ruby: by file extension, or --language ruby.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -30,8 +31,13 @@ Result run(const std::string& args, const std::string& input = "") {
   return result;
 }
 
+// ctest runs these tests as parallel processes sharing TempDir(): a fixed name
+// let one test's stdin overwrite another's (a `loop {}` ran where `6 * 7` was
+// meant, and timed out). Every file is private to its process and call.
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  static int serial = 0;
+  const std::string path = ::testing::TempDir() + "corral_ruby_" + std::to_string(::getpid()) +
+                           "_" + std::to_string(serial++) + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
