@@ -2,7 +2,7 @@
 // executor protocol's command-line client.
 //
 //   corral exec --server URL [--echo] [--manifest FILE] [--timeout 5s|none]
-//               [--token TOKEN] [--json] FILE|-
+//               [--language javascript|ruby] [--token TOKEN] [--json] FILE|-
 //
 // The guest may call `codemode.echo(input)` (--echo: answers with its input)
 // and every operation of a manifest of bound commands (--manifest: answered
@@ -31,6 +31,7 @@ struct ExecFlags {
   std::string manifest;
   std::string timeout;
   std::string token;
+  std::string language;  // empty: by the file's extension (.rb is ruby)
   bool echo = false;
   bool json = false;
 };
@@ -44,6 +45,7 @@ int run_exec(const ExecFlags& flags) {
   client::ExecuteRequest request;
   std::unique_ptr<bind::Binding> binding;
   try {
+    request.language = language_of(flags.language, flags.file);
     request.code = read_source(flags.file);
     if (!flags.timeout.empty()) {
       if (auto t = core::parse_duration(flags.timeout, "--timeout")) {
@@ -125,7 +127,8 @@ int run_exec(const ExecFlags& flags) {
 
 void add_exec_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ExecFlags>();
-  CLI::App* exec = app.add_subcommand("exec", "Run a JavaScript file on an executor server");
+  CLI::App* exec =
+      app.add_subcommand("exec", "Run a JavaScript or Ruby file on an executor server");
   exec->add_option("--server", flags->server, "Executor server URL (ws://HOST:PORT)")->required();
   exec->add_option("file", flags->file, "Script to run, or - to read it from stdin")->required();
   exec->add_flag("--echo", flags->echo, "Offer codemode.echo(input), which answers with its input");
@@ -133,6 +136,8 @@ void add_exec_command(CLI::App& app, Action& action) {
                    "Offer a manifest's bound commands as tools (run here, per call)");
   exec->add_option("--timeout", flags->timeout,
                    "Ask for this timeout (e.g. 5s, 250ms; none asks for the server's ceiling)");
+  exec->add_option("--language", flags->language,
+                   "javascript or ruby (default: ruby for .rb files, else javascript)");
   exec->add_option("--token", flags->token, "Send Authorization: Bearer TOKEN");
   exec->add_flag("--json", flags->json, "Print the result envelope as JSON");
   exec->callback([&action, flags] { action = [flags] { return run_exec(*flags); }; });

@@ -47,11 +47,7 @@ int run_script(const RunFlags& flags) {
     options.stdout_limit = core::parse_size(flags.stdout_limit, "--stdout-limit");
     options.stderr_limit = core::parse_size(flags.stderr_limit, "--stderr-limit");
     options.profile = sandbox::parse_profile(flags.profile);
-    const bool rb =
-        flags.file.size() > 3 && flags.file.compare(flags.file.size() - 3, 3, ".rb") == 0;
-    options.language = flags.language.empty()
-                           ? (rb ? sandbox::Language::ruby : sandbox::Language::javascript)
-                           : sandbox::parse_language(flags.language);
+    options.language = language_of(flags.language, flags.file);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
     return 2;

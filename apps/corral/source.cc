@@ -20,4 +20,10 @@ std::string read_source(const std::string& file) {
   return text.str();
 }
 
+sandbox::Language language_of(const std::string& flag, const std::string& file) {
+  if (!flag.empty()) return sandbox::parse_language(flag);
+  const bool rb = file.size() > 3 && file.compare(file.size() - 3, 3, ".rb") == 0;
+  return rb ? sandbox::Language::ruby : sandbox::Language::javascript;
+}
+
 }  // namespace corral::app

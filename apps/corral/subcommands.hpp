@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "corral/sandbox.hpp"
 #include "pool/lockdown.hpp"
 
 namespace corral::app {
@@ -31,6 +32,10 @@ void print_protections(const pool::Protections& protections);
 // The text of FILE, or of stdin for "-". Throws std::invalid_argument when
 // the file cannot be read.
 std::string read_source(const std::string& file);
+
+// The guest language of FILE: `flag` when given ("javascript" or "ruby",
+// else std::invalid_argument), ruby for a .rb file, javascript otherwise.
+sandbox::Language language_of(const std::string& flag, const std::string& file);
 
 // Exit codes, listed in `corral --help`.
 inline constexpr int kExitClean = 0;

@@ -34,6 +34,7 @@
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
+#include "corral/sandbox.hpp"
 
 namespace corral::client {
 
@@ -61,6 +62,9 @@ struct ExecuteRequest {
   std::string code;
   std::vector<ToolSpec> tools;
   Timeout timeout;
+  // Ruby code calls the tools as Codemode constants: `echo` is
+  // `Codemode.echo(...)`, `math.add` is `Codemode::Math.add(...)`.
+  sandbox::Language language = sandbox::Language::javascript;
 };
 
 // ToolHandler: answers one tool call with JSON text. Throwing answers the

@@ -152,6 +152,9 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
         params["timeout"] = request.timeout.millis.count();
         break;
     }
+    if (request.language != sandbox::Language::javascript) {
+      params["language"] = std::string(sandbox::to_string(request.language));
+    }
     json::value reply;
     if (!call("execute", std::move(params), reply, std::nullopt, std::move(handler))) {
       return Outcome{std::nullopt,

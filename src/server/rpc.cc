@@ -63,11 +63,12 @@ std::string request_message(const json::value& id, std::string_view method, json
 
 ExecuteParams parse_execute(const json::value* params) {
   if (!params || !params->is_object()) {
-    throw std::invalid_argument("execute takes params {code, tools?, timeout?}");
+    throw std::invalid_argument("execute takes params {code, tools?, timeout?, language?}");
   }
   const json::object& object = params->get_object();
   for (const auto& field : object) {
-    if (field.key() != "code" && field.key() != "tools" && field.key() != "timeout") {
+    if (field.key() != "code" && field.key() != "tools" && field.key() != "timeout" &&
+        field.key() != "language") {
       throw std::invalid_argument(
           fmt::format("execute has no parameter \"{}\"", std::string_view(field.key())));
     }
@@ -130,6 +131,14 @@ ExecuteParams parse_execute(const json::value* params) {
     } else {
       throw std::invalid_argument("timeout must be a positive number of milliseconds or null");
     }
+  }
+
+  if (const json::value* language = object.if_contains("language")) {
+    if (!language->is_string()) {
+      throw std::invalid_argument("language must be \"javascript\" or \"ruby\"");
+    }
+    out.language = sandbox::parse_language(
+        std::string_view(language->get_string().data(), language->get_string().size()));
   }
   return out;
 }

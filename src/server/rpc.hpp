@@ -12,6 +12,7 @@
 
 #include "core/json.hpp"
 #include "corral/pool.hpp"
+#include "corral/sandbox.hpp"
 #include "corral/server.hpp"
 
 namespace corral::server::rpc {
@@ -52,6 +53,7 @@ struct ExecuteParams {
   std::string code;
   std::vector<std::string> tools;
   TimeoutAsk timeout;
+  sandbox::Language language = sandbox::Language::javascript;
 };
 
 // Validates the params of `execute`; throws std::invalid_argument with a

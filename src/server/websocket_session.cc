@@ -192,6 +192,7 @@ void WebSocketSession::start_execution(const json::value& id, const json::value*
   pool_request.tools = std::move(request.tools);
   pool_request.limits = state_->options.run_limits;
   pool_request.limits.timeout = std::chrono::duration<double>(run->timeout);
+  pool_request.limits.language = request.language;
   pool_request.dispatcher = make_dispatcher(run);
   runs_[run->key] = run;
   std::shared_ptr<ServerState> state = state_;

@@ -133,6 +133,13 @@ test('the ws client speaks the protocol: version, execute, the tool-call bridge'
     });
     assert.deepEqual(bridged.execution.value, { name: 'math.double', doubled: 42 });
     assert.equal(bridged.execution.usage.tool_calls, 1);
+    const ruby = await client.execute({
+      language: 'ruby',
+      code: 'Codemode::Math.double(n: 20)["doubled"] + 2',
+      tools: [{ name: 'math.double' }],
+    });
+    assert.equal(ruby.ok, true, JSON.stringify(ruby));
+    assert.equal(ruby.execution.value, 42);
     const failed = await client.execute({ code: 'throw new TypeError("nope")' });
     assert.equal(failed.ok, false);
     assert.equal(failed.failure.code, 'guest_error');

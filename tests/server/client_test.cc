@@ -33,6 +33,19 @@ TEST(Client, ExecutesWithToolsAnsweredByItsHandler) {
   EXPECT_EQ(calls.load(), 2);
 }
 
+TEST(Client, RunsRubyWhenTheRequestSaysSo) {
+  Server server(test_options());
+  server.listen();
+  auto client = client::Client::connect(url_of(server));
+  client::ExecuteRequest request = request_of("Codemode.echo(n: 41)['n'] + 1");
+  request.language = sandbox::Language::ruby;
+  request.tools = {{"echo", "returns its input", ""}};
+  client::Outcome outcome =
+      client->execute(request, [](const std::string&, const std::string& input) { return input; });
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "42");
+}
+
 TEST(Client, AHandlerThatThrowsIsAToolErrorTheGuestCanCatch) {
   Server server(test_options());
   server.listen();

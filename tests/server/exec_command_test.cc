@@ -76,6 +76,24 @@ TEST_F(ExecCommand, AnswersToolCallsFromAManifestOfBoundCommands) {
   rmdir(dir);
 }
 
+TEST_F(ExecCommand, RubyFilesAndTheLanguageFlagRunRuby) {
+  char dir[] = "/tmp/corral-exec-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string script = std::string(dir) + "/answer.rb";
+  std::ofstream(script) << "puts 'asking'\nCodemode.echo(n: 41)['n'] + 1\n";
+  Result file = shell(exec("--echo " + script));
+  EXPECT_EQ(file.status, 0) << file.out;
+  EXPECT_EQ(file.out, "asking\n42\n");
+  Result flag = shell("echo '[1, 2].reduce(:+)' | " + exec("--language ruby -"));
+  EXPECT_EQ(flag.status, 0) << flag.out;
+  EXPECT_EQ(flag.out, "3\n");
+  Result bad = shell("echo 1 | " + exec("--language cobol - 2>&1"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("language must be javascript or ruby"), std::string::npos) << bad.out;
+  std::remove(script.c_str());
+  rmdir(dir);
+}
+
 TEST_F(ExecCommand, FailuresExitOneWithTheCode) {
   Result timeout = shell("echo 'while (true) {}' | " + exec("--timeout 100ms - 2>&1"));
   EXPECT_EQ(timeout.status, 1);

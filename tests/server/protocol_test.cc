@@ -67,6 +67,8 @@ TEST_F(Protocol, BadExecuteParamsAreInvalidRequestInsideTheEnvelope) {
       {json::object{{"code", "1"}, {"timeout", -5}}, "timeout must be a positive"},
       {json::object{{"code", "1"}, {"timeout", "1s"}}, "timeout must be a positive"},
       {json::object{{"code", "1"}, {"memory", 5}}, "no parameter \"memory\""},
+      {json::object{{"code", "1"}, {"language", "cobol"}}, "language must be javascript or ruby"},
+      {json::object{{"code", "1"}, {"language", 1}}, "language must be"},
   };
   std::int64_t id = 0;
   for (const auto& [params, needle] : cases) {
@@ -121,6 +123,47 @@ TEST_F(Protocol, ToolCallsCrossTheSameSocket) {
   ASSERT_EQ(result_of(reply).at("ok"), true) << json::serialize(reply);
   EXPECT_EQ(json::serialize(result_of(reply).at("execution").at("value")), "50");
   EXPECT_EQ(result_of(reply).at("execution").at("usage").at("tool_calls"), 1);
+}
+
+TEST_F(Protocol, RubyCodeRunsAndCallsToolsAsCodemodeConstants) {
+  RawSocket socket(port_);
+  json::object params =
+      execute_params("puts RUBY_ENGINE; Codemode::Math.add(a: 2, b: 3)['sum'] * 10");
+  params["language"] = "ruby";
+  params["tools"] = json::array{json::object{{"name", "math.add"}}};
+  socket.send(
+      json::object{{"jsonrpc", "2.0"}, {"id", "rb"}, {"method", "execute"}, {"params", params}});
+  json::value call = socket.receive();
+  ASSERT_EQ(call.at("method"), "tool.call") << json::serialize(call);
+  EXPECT_EQ(call.at("params").at("name"), "math.add");
+  EXPECT_EQ(json::serialize(call.at("params").at("input")), R"({"a":2,"b":3})");
+  socket.send(json::object{
+      {"jsonrpc", "2.0"}, {"id", call.at("id")}, {"result", json::object{{"sum", 5}}}});
+  json::value reply = socket.receive();
+  ASSERT_EQ(result_of(reply).at("ok"), true) << json::serialize(reply);
+  EXPECT_EQ(json::serialize(result_of(reply).at("execution").at("value")), "50");
+  EXPECT_EQ(result_of(reply).at("execution").at("stdout"), "mruby\n");
+
+  // The same code as JavaScript is a compile error: the language is per request.
+  params.erase("tools");
+  params["language"] = "javascript";
+  json::value js = socket.call(2, "execute", params);
+  EXPECT_EQ(result_of(js).at("failure").at("code"), "compile_error") << json::serialize(js);
+
+  json::object raise = execute_params("raise ArgumentError, 'no such thing'");
+  raise["language"] = "ruby";
+  json::value error = socket.call(3, "execute", raise);
+  EXPECT_EQ(result_of(error).at("failure").at("code"), "guest_error");
+  EXPECT_NE(
+      std::string(result_of(error).at("failure").at("message").as_string()).find("ArgumentError"),
+      std::string::npos)
+      << json::serialize(error);
+
+  // `$x` is a JavaScript name Ruby cannot spell as a constant path.
+  raise["tools"] = json::array{json::object{{"name", "$x"}}};
+  json::value unspellable = socket.call(4, "execute", raise);
+  EXPECT_EQ(result_of(unspellable).at("failure").at("code"), "invalid_request")
+      << json::serialize(unspellable);
 }
 
 TEST_F(Protocol, AToolErrorAnswerRejectsTheGuestsPromise) {
