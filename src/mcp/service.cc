@@ -11,6 +11,7 @@
 #include "core/json.hpp"
 #include "mcp/budget.hpp"
 #include "mcp/typescript.hpp"
+#include "sandbox/ruby/engine_ruby.hpp"
 
 namespace corral::mcp {
 
@@ -23,6 +24,13 @@ constexpr const char* kExecuteDescription =
     "called as `await codemode.<name>(input)`, so one run can chain many tool calls. Every run "
     "starts from a fresh context. `timeout` (milliseconds) bounds the run.";
 
+constexpr const char* kRubyDescription =
+    "\n\nWith `language: \"ruby\"` the code is Ruby (mruby 3.1) instead: the value of its last "
+    "expression is the result, `puts`/`p` output is captured, and each function below is a "
+    "method of a `Codemode` constant with every namespace capitalised, called with keyword "
+    "arguments as its input: `codemode.a.b({x: 1})` is `Codemode::A.b(x: 1)`, "
+    "`codemode.f({})` is `Codemode.f`. Calls return the answer directly (no await).";
+
 json::object execute_input_schema() {
   return json::object{
       {"type", "object"},
@@ -34,7 +42,11 @@ json::object execute_input_schema() {
                                   "codemode.tool({}); return r; }`"}}},
            {"timeout", json::object{{"type", "number"},
                                     {"exclusiveMinimum", 0},
-                                    {"description", "Milliseconds the run may take."}}}}},
+                                    {"description", "Milliseconds the run may take."}}},
+           {"language", json::object{{"type", "string"},
+                                     {"enum", json::array{"javascript", "ruby"}},
+                                     {"default", "javascript"},
+                                     {"description", "The language `code` is written in."}}}}},
       {"required", json::array{"code"}},
       {"additionalProperties", false}};
 }
@@ -258,8 +270,16 @@ void Service::Impl::build_catalogue() {
     }
   }
   std::vector<DeclaredTool> declared;
+  std::vector<std::string> ruby_bound;  // as the worker binds them
   for (const Callable& c : callables_) {
     callable_paths_.push_back(c.path);
+    try {
+      sandbox::check_ruby_tool_path("codemode." + c.path, ruby_bound);
+      ruby_bound.push_back("codemode." + c.path);
+      ruby_paths_.push_back(c.path);
+    } catch (const std::invalid_argument&) {
+      ruby_unreachable_.push_back(c.path);
+    }
     DeclaredTool d;
     std::string_view rest = c.path;
     while (true) {
@@ -291,6 +311,14 @@ void Service::Impl::build_catalogue() {
                      ? "\n\nNo functions are bound: `codemode` is empty.\n"
                      : "\n\nThe functions available, as TypeScript declarations:\n\n```ts\n" +
                            declarations_ + "```\n";
+  description += kRubyDescription;
+  if (!ruby_unreachable_.empty()) {
+    std::string names;
+    for (const std::string& path : ruby_unreachable_)
+      names += (names.empty() ? "" : ", ") + ("codemode." + path);
+    description += " Ruby cannot name " + names + ": use JavaScript for those.";
+  }
+  description += "\n";
   add("execute",
       json::object{{"title", "Execute code"},
                    {"description", description},
@@ -451,16 +479,32 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
         std::min(t->to_number<double>(), static_cast<double>(options_.max_timeout.count()));
     timeout = std::chrono::milliseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ms)));
   }
+  sandbox::Language language = sandbox::Language::javascript;
+  if (const json::value* l = arguments.if_contains("language"); l && !l->is_null()) {
+    if (!l->is_string()) return refuse("execute: `language` must be \"javascript\" or \"ruby\"");
+    try {
+      language = sandbox::parse_language(std::string(l->get_string()));
+    } catch (const std::invalid_argument& e) {
+      return refuse(std::string("execute: ") + e.what());
+    }
+  }
   for (const auto& [key, v] : arguments)
-    if (key != "code" && key != "timeout")
+    if (key != "code" && key != "timeout" && key != "language")
       return refuse("execute: unknown argument " + std::string(key));
 
   auto state = std::make_shared<RunScope>();
 
   pool::Request request;
   request.code = std::string(code->get_string());
-  request.tools = callable_paths_;
   request.limits = options_.run_limits;
+  request.limits.language = language;
+  if (language == sandbox::Language::ruby) {
+    // The worker binds "codemode." + each name; for Ruby only the ones it
+    // can spell, so that one unspellable upstream tool does not fail them all.
+    request.tools = ruby_paths_;
+  } else {
+    request.tools = callable_paths_;
+  }
   request.limits.timeout = std::chrono::duration<double>(timeout);
   request.dispatcher = [this, context, state](const std::string& name, std::string args,
                                               pool::ToolAnswer answer) {

@@ -135,6 +135,10 @@ class Service::Impl {
   std::vector<std::unique_ptr<UpstreamClient>> upstreams_;
   std::vector<Callable> callables_;
   std::vector<std::string> callable_paths_;
+  // The callables a Ruby guest can reach (as Codemode constants), and the
+  // ones it cannot spell, which its runs leave out.
+  std::vector<std::string> ruby_paths_;
+  std::vector<std::string> ruby_unreachable_;
   std::vector<Tool> tools_;
   std::string declarations_;
   std::atomic<bool> shut_down_{false};

@@ -153,6 +153,9 @@ test('stdio: tools, execute through bound commands and an upstream, a direct too
     const again = await client.callTool({ name: 'execute', arguments: {
       code: 'async () => codemode.everything.echo({ message: "still here" })' } });
     assert.equal(again.structuredContent.value, 'Echo: still here');
+    const ruby = await client.callTool({ name: 'execute', arguments: { language: 'ruby',
+      code: "Codemode::Everything.echo(message: 'from ruby') + ' / ' + Codemode.fixture_greet(flags: {name: 'rb'})['stdout']" } });
+    assert.equal(ruby.structuredContent.value, 'Echo: from ruby / hello, rb\n', JSON.stringify(ruby));
 
     await cancelLongRun(client, 'stdio-direct');
   } finally {

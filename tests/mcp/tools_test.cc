@@ -86,6 +86,36 @@ TEST(McpTools, ExecuteFailuresAreErrorResultsWithTheCodeAndTheOutput) {
   EXPECT_NE(message.find("about to fail"), std::string::npos) << message;
 }
 
+TEST(McpTools, ExecuteRunsRubyWhenAskedWithTheFunctionsAsCodemodeConstants) {
+  Harness h;
+  json::value listed = h.request("tools/list");
+  const json::object& execute = listed.at("result").at("tools").at(0).as_object();
+  EXPECT_EQ(json::serialize(execute.at("inputSchema").at("properties").at("language").at("enum")),
+            R"(["javascript","ruby"])");
+  EXPECT_NE(std::string(execute.at("description").as_string()).find("Codemode::A.b(x: 1)"),
+            std::string::npos);
+
+  json::object r = h.call("execute", {{"language", "ruby"},
+                                      {"code",
+                                       "a = Codemode.fixture_greet(flags: {name: 'a'})\n"
+                                       "puts 'one call'\n"
+                                       "[a['stdout'], RUBY_ENGINE]"}});
+  EXPECT_FALSE(r.contains("isError")) << text_of(r);
+  EXPECT_EQ(json::serialize(r.at("structuredContent")), R"({"value":["hello, a\n","mruby"]})");
+  EXPECT_EQ(text_of(r, 1), "stdout:\none call\n");
+
+  json::object raised =
+      h.call("execute", {{"language", "ruby"}, {"code", "raise KeyError, 'no key'"}});
+  json::object f = failure_of(raised);
+  EXPECT_EQ(f.at("code").as_string(), "guest_error");
+  EXPECT_NE(std::string(f.at("message").as_string()).find("KeyError"), std::string::npos);
+
+  json::object unknown = h.call("execute", {{"language", "cobol"}, {"code", "1"}});
+  EXPECT_EQ(failure_of(unknown).at("code").as_string(), "invalid_request");
+  json::object typed = h.call("execute", {{"language", 7}, {"code", "1"}});
+  EXPECT_EQ(failure_of(typed).at("code").as_string(), "invalid_request");
+}
+
 TEST(McpTools, DirectCommandToolsAnswerTheOutputViewOrAnErrorWithTheCode) {
   Harness h;
   json::object ok = h.call("fixture_greet", {{"flags", {{"name", "bob"}}}});
