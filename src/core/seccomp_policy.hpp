@@ -1,10 +1,11 @@
-// src/pool/seccomp_policy.hpp: the worker's seccomp allow-list.
+// src/core/seccomp_policy.hpp: the seccomp allow-list of the processes that run guests
+// (pooled workers and the Ruby helper process).
 //
 // docs/security.md has the policy as tables, with why each syscall is
 // allowed, refused or fatal; keep the two in step.
 #pragma once
 
-namespace corral::pool {
+namespace corral::core {
 
 // install_seccomp_policy: loads the filter on every thread of the process
 // (TSYNC). Unlisted syscalls fail with EPERM; hostile ones (exec, fork,
@@ -14,4 +15,4 @@ namespace corral::pool {
 // built or loaded.
 void install_seccomp_policy();
 
-}  // namespace corral::pool
+}  // namespace corral::core
