@@ -170,18 +170,24 @@ class Worker {
   }
 
   // One runner thread per concurrent run; runners wait for the next job.
+  // A runner counts itself idle before it sends `done`: the pool may answer
+  // with the next run at once, and handle_run would otherwise start a
+  // second thread for it (and the sandbox would hop between threads).
   void runner() {
+    std::unique_lock lock(mutex_);
+    ++idle_runners_;
     while (true) {
-      RunJob job;
-      {
-        std::unique_lock lock(mutex_);
-        ++idle_runners_;
-        job_ready_.wait(lock, [&] { return !jobs_.empty(); });
-        --idle_runners_;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      send(run(job));
+      job_ready_.wait(lock, [&] { return !jobs_.empty(); });
+      --idle_runners_;
+      RunJob job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      json::object done = run(job);
+      lock.lock();
+      ++idle_runners_;
+      lock.unlock();
+      send(done);
+      lock.lock();
     }
   }
 

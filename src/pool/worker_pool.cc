@@ -11,8 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -105,23 +108,70 @@ std::string describe_status(int status) {
   return "ended";
 }
 
-// Resident bytes of `pid` and its children (a worker in a pid namespace
-// runs as the child of a small reaper).
-std::uint64_t resident_bytes(pid_t pid) {
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  auto rss_of = [&](pid_t p) -> std::uint64_t {
-    std::ifstream statm("/proc/" + std::to_string(p) + "/statm");
-    std::uint64_t size = 0, resident = 0;
-    if (!(statm >> size >> resident)) return 0;
-    return resident * page;
-  };
-  std::uint64_t total = rss_of(pid);
-  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                         "/children");
-  pid_t child;
-  while (children >> child) total += rss_of(child);
-  return total;
+// ResidentMemory: the resident bytes of a worker process and its children
+// (a worker in a pid namespace runs as the child of a small reaper). Read
+// after every run, so the statm files stay open and each reading is one
+// pread per process instead of an open, reads and a close.
+class ResidentMemory {
+ public:
+  ResidentMemory() = default;
+  ResidentMemory(const ResidentMemory&) = delete;
+  ResidentMemory& operator=(const ResidentMemory&) = delete;
+  ~ResidentMemory() { close(); }
+
+  std::uint64_t bytes(pid_t pid) {
+    if (pid != pid_) open(pid);
+    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    std::uint64_t total = 0;
+    for (int fd : fds_) {
+      char text[128];
+      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+      if (n <= 0) continue;
+      text[n] = '\0';
+      unsigned long long size = 0, resident = 0;
+      if (std::sscanf(text, "%llu %llu", &size, &resident) == 2) total += resident * page;
+    }
+    return total;
+  }
+
+  void close() {
+    for (int fd : fds_) ::close(fd);
+    fds_.clear();
+    pid_ = 0;
+  }
+
+ private:
+  void open(pid_t pid) {
+    close();
+    pid_ = pid;
+    auto add = [&](pid_t p) {
+      const int fd =
+          ::open(("/proc/" + std::to_string(p) + "/statm").c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) fds_.push_back(fd);
+    };
+    add(pid);
+    std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                           "/children");
+    for (pid_t child; children >> child;) add(child);
+  }
+
+  pid_t pid_ = 0;
+  std::vector<int> fds_;
+};
+
+// When a worker retires: between 90% and 100% of retire_after (never
+// more), spread by the worker's number so that workers started together
+// do not all retire, and leave their slots empty, at the same moment.
+std::uint64_t retirement_count(std::uint64_t retire_after, std::uint64_t worker_number) {
+  const double spread = std::fmod(static_cast<double>(worker_number) * 0.6180339887, 1.0);
+  const auto early = static_cast<std::uint64_t>(static_cast<double>(retire_after) * 0.1 * spread);
+  return std::max<std::uint64_t>(1, retire_after - early);
 }
+
+// Workers that retire after this many runs or more get a successor started
+// ahead, for their last tenth, so their slot is not empty while a new
+// process loads; below it the saving is not worth an extra process.
+constexpr std::uint64_t kSuccessorAheadFrom = 20;
 
 std::vector<std::string> default_worker_command() {
   char path[4096];
@@ -254,6 +304,11 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     WorkerState state = WorkerState::starting;
     std::map<Ticket, std::shared_ptr<Pending>> running;
     std::uint64_t executions = 0;
+    std::uint64_t retire_at = 0;  // retirement_count() for this worker
+    // A standby takes no runs until the worker it succeeds leaves service.
+    std::uint64_t standby_for = 0;
+    std::uint64_t successor = 0;  // started ahead for this worker, if any
+    ResidentMemory memory;
     std::optional<WorkerExit> exit_reason;
     std::string exit_detail;  // why, for the runs that fail with it
     bool reaped = false;
@@ -303,16 +358,46 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   }
 
   // A worker with a free slot, spawning one if there is room; null if none.
+  // Room counts the workers in service: a dying one (retired, say) still
+  // exiting does not hold its slot, but processes are bounded all the same.
   std::shared_ptr<Worker> free_worker() {
     std::shared_ptr<Worker> starting;
+    std::size_t in_service = 0;
     for (auto& [number, worker] : workers_) {
+      if (worker->state == WorkerState::dying || worker->standby_for != 0) continue;
+      ++in_service;
       if (worker->running.size() >= options_.executions_per_worker) continue;
       if (worker->state == WorkerState::ready) return worker;
       if (worker->state == WorkerState::starting && !starting) starting = worker;
     }
     if (starting) return starting;
-    if (workers_.size() < options_.max_workers) return spawn();
+    if (in_service < options_.max_workers && workers_.size() < 2 * options_.max_workers)
+      return spawn();
     return nullptr;
+  }
+
+  // Starts the successor of a worker nearing retirement; it waits, ready,
+  // until the worker leaves service (promote_successor).
+  void spawn_successor(const std::shared_ptr<Worker>& worker) {
+    if (worker->successor != 0 || shutting_down_ ||
+        options_.retire_after_executions < kSuccessorAheadFrom ||
+        worker->executions + worker->retire_at / 10 < worker->retire_at)
+      return;
+    std::shared_ptr<Worker> successor = spawn();
+    if (successor->state == WorkerState::dying) return;  // could not spawn: no standby
+    successor->standby_for = worker->number;
+    worker->successor = successor->number;
+    update_gauges();
+  }
+
+  // The worker leaves service: its standby, if any, takes runs from now on.
+  void promote_successor(const std::shared_ptr<Worker>& worker) {
+    if (worker->successor == 0) return;
+    auto it = workers_.find(worker->successor);
+    worker->successor = 0;
+    if (it == workers_.end()) return;
+    it->second->standby_for = 0;
+    asio::post(io_, [this] { pump(); });
   }
 
   void pump() {
@@ -439,6 +524,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   std::shared_ptr<Worker> spawn() {
     auto worker = std::make_shared<Worker>(io_, options_.max_frame);
     worker->number = ++next_worker_;
+    worker->retire_at = retirement_count(options_.retire_after_executions, worker->number);
     workers_[worker->number] = worker;
     {
       std::lock_guard lock(stats_mutex_);
@@ -690,13 +776,16 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
         // not interrupt): no new run may reach it.
         worker->state = WorkerState::retiring;
         worker->exit_reason = WorkerExit::retired;
-      } else if (worker->executions >= options_.retire_after_executions) {
+      } else if (worker->executions >= worker->retire_at) {
         worker->state = WorkerState::retiring;
         worker->exit_reason = WorkerExit::retired;
-      } else if (resident_bytes(worker->pid) > options_.worker_memory_bound) {
+      } else if (worker->memory.bytes(worker->pid) > options_.worker_memory_bound) {
         worker->state = WorkerState::retiring;
         worker->exit_reason = WorkerExit::memory_bound;
+      } else {
+        spawn_successor(worker);
       }
+      if (worker->state == WorkerState::retiring) promote_successor(worker);
     }
     if (worker->state == WorkerState::retiring && worker->running.empty()) {
       stop_worker(worker);
@@ -720,6 +809,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   void stop_worker(const std::shared_ptr<Worker>& worker) {
     if (worker->state == WorkerState::dying) return;
     worker->state = WorkerState::dying;
+    promote_successor(worker);
     boost::system::error_code ignored;
     worker->socket.close(ignored);
     signal(worker, SIGTERM);
@@ -742,6 +832,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     if (worker->exit_detail.empty()) worker->exit_detail = std::move(why);
     if (worker->state == WorkerState::dying) return;
     worker->state = WorkerState::dying;
+    promote_successor(worker);
     worker->start_timer.cancel();
     boost::system::error_code ignored;
     worker->socket.close(ignored);
@@ -801,6 +892,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     boost::system::error_code ignored;
     worker->socket.close(ignored);
     worker->pidfd.close(ignored);
+    worker->memory.close();
+    promote_successor(worker);
     if (workers_.erase(worker->number) == 0) return;
     const WorkerExit reason = worker->exit_reason.value_or(WorkerExit::crashed);
     {

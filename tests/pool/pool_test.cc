@@ -361,6 +361,50 @@ TEST(Pool, RetiresAfterNExecutions) {
   EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::shutdown)], 1u);
 }
 
+// A worker near its retirement count gets its successor started ahead; the
+// successor takes no run until the worker retires (never two in service for
+// one slot), and workers retire at 90% to 100% of the count, not all at once.
+TEST(Pool, StartsASuccessorAheadOfRetirementWithoutExceedingTheSlots) {
+  Options options = base_options(1);
+  options.retire_after_executions = 20;
+  WorkerPool pool(options);
+  std::mutex mutex;
+  std::vector<Event> events;
+  pool.subscribe([&](const Event& event) {
+    std::lock_guard lock(mutex);
+    events.push_back(event);
+  });
+  for (int i = 0; i < 45; ++i) {
+    Outcome outcome = pool.execute(code_request(std::to_string(i)));
+    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  }
+  pool.shutdown(0s);
+  std::lock_guard lock(mutex);
+  std::map<std::uint64_t, int> runs;  // by worker
+  std::map<std::uint64_t, std::size_t> started_at, last_run_at;
+  std::uint64_t previous = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    if (e.kind == Event::Kind::worker_started) started_at[e.worker] = i;
+    if (e.kind == Event::Kind::execution_started) {
+      EXPECT_GE(e.worker, previous) << "a run went back to an earlier worker";
+      previous = e.worker;
+      ++runs[e.worker];
+    }
+    if (e.kind == Event::Kind::execution_finished) last_run_at[e.worker] = i;
+  }
+  ASSERT_GE(runs.size(), 3u);
+  for (auto [worker, count] : runs) {
+    if (worker == runs.rbegin()->first) break;  // the last one was shut down
+    EXPECT_GE(count, 18) << "worker " << worker;
+    EXPECT_LE(count, 20) << "worker " << worker;
+    // Its successor was started before its own last run finished.
+    ASSERT_TRUE(started_at.contains(worker + 1));
+    EXPECT_LT(started_at[worker + 1], last_run_at[worker]) << "worker " << worker;
+  }
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::retired)], runs.size() - 1);
+}
+
 TEST(Pool, RetiresPastTheMemoryBound) {
   Options options = base_options();
   options.worker_memory_bound = 1;  // every worker is over it after one run
