@@ -22,32 +22,15 @@
 #include "core/json.hpp"
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
+#include "workloads.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using namespace corral;
 
-struct Workload {
-  std::string name;
-  std::string source;
-  std::string expect;
-};
-
-std::vector<Workload> load_workloads() {
-  std::ifstream in(CORRAL_WORKLOADS_JSON);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::vector<Workload> out;
-  if (text.str().empty()) return {{"trivial", "async () => 1 + 1", "2"}};
-  const auto root = core::parse_json(text.str(), "workloads.json").as_object();
-  for (const auto& w : root.at("workloads").as_array()) {
-    out.push_back({std::string(w.at("name").as_string()), std::string(w.at("source").as_string()),
-                   w.as_object().contains("expect") ? boost::json::serialize(w.at("expect"))
-                                                    : std::string("null")});
-  }
-  return out;
-}
+using bench::load_workloads;
+using bench::Workload;
 
 pool::Options pool_options(std::size_t workers) {
   pool::Options options;

@@ -17,6 +17,7 @@
 
 #include "core/json.hpp"
 #include "corral/sandbox.hpp"
+#include "workloads.hpp"
 
 namespace {
 
@@ -131,25 +132,15 @@ BENCHMARK(BM_Console1000Lines)->Unit(benchmark::kMicrosecond);
 
 // The standard workloads, each a fresh context per execution.
 void register_workloads() {
-  std::ifstream in(CORRAL_WORKLOADS_JSON);
-  std::string text = "{\"workloads\":[{\"name\":\"trivial\",\"source\":\"async () => 1 + 1\"}]}";
-  if (in) {
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-  }
-  const auto root = corral::core::parse_json(text, "workloads.json").as_object();
-  for (const auto& workload : root.at("workloads").as_array()) {
-    const std::string name(workload.at("name").as_string());
-    const std::string source(workload.at("source").as_string());
-    const std::string expect = workload.as_object().contains("expect")
-                                   ? boost::json::serialize(workload.at("expect"))
-                                   : "";
+  for (const corral::bench::Workload& workload : corral::bench::load_workloads()) {
+    const std::string& name = workload.name;
+    const std::string source = workload.source;
+    const std::string expect = workload.expect;
     benchmark::RegisterBenchmark(("BM_Workload/" + name).c_str(), [source, expect](
                                                                       benchmark::State& state) {
       auto sandbox = make_sandbox();
       const auto first = sandbox->execute(source);
-      if (!expect.empty() && first.value() != expect) {
+      if (first.value() != expect) {
         state.SkipWithError(("unexpected result " + first.value()).c_str());
         return;
       }

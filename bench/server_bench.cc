@@ -2,17 +2,21 @@
 //
 // Closed-loop WebSocket clients (one thread and one connection each, one
 // execute in flight per connection) measure executions per second and the
-// p50/p99 latency of an execute round trip, for a trivial run on one and on
-// many connections, and for a run that makes one tool call (answered by the
-// client, as `tool.call` over the same socket), and a trivial run sent 5 ms
-// after the previous answer (latency when the server is not saturated).
+// p50/p99 latency of an execute round trip, for each standard workload
+// (bench/workloads.hpp) on one and on many connections, and for a trivial
+// run sent 5 ms after the previous answer (latency when the server is not
+// saturated). Every run is offered the `echo` tool, which the client
+// answers (`tool.call` over the same socket), and every answer is checked
+// against the workload's expected value (a mismatch counts as failed).
 //
 //   server_bench [--url ws://HOST:PORT] [--seconds 3] [--many 16] [--workers 2]
+//                [--retire-after N] [--only WORKLOAD]
 //
 // Without --url it embeds a corral server (2 workers, real `corral worker`
-// processes); with --url it drives any server speaking the protocol (the
-// Node baseline in bench/peers/ws_baseline.js). Results: a table on stderr
-// and one JSON object on stdout. How to read them: BENCHMARKS.md.
+// processes, retired after --retire-after runs: the pool's default unless
+// given); with --url it drives any server speaking the protocol (the Node
+// baseline in bench/peers/ws_baseline.js). Results: a table on stderr and
+// one JSON object on stdout. How to read them: BENCHMARKS.md.
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "corral/server.hpp"
+#include "workloads.hpp"
 
 namespace {
 
@@ -41,7 +46,7 @@ using Clock = std::chrono::steady_clock;
 struct Scenario {
   std::string name;
   std::string code;
-  bool tool = false;
+  std::string expect;  // the value's JSON
   int connections = 1;
   // Idle time between one answer and the next request (a caller that is
   // not saturating the server); not part of the measured latency.
@@ -77,8 +82,8 @@ void drive(const std::string& host, const std::string& port, const Scenario& sce
   ws.next_layer().set_option(tcp::no_delay(true));
   ws.handshake(host, "/");
   ws.text(true);
-  json::object params{{"code", scenario.code}};
-  if (scenario.tool) params["tools"] = json::array{json::object{{"name", "echo"}}};
+  json::object params{{"code", scenario.code},
+                      {"tools", json::array{json::object{{"name", "echo"}}}}};
   beast::flat_buffer buffer;
   std::int64_t id = 0;
   while (!stop.load(std::memory_order_relaxed)) {
@@ -102,7 +107,9 @@ void drive(const std::string& host, const std::string& port, const Scenario& sce
         continue;
       }
       if (object.at("id").as_int64() != id) continue;
-      const bool ok = object.contains("result") && object.at("result").at("ok").as_bool();
+      const json::value* result = object.if_contains("result");
+      const bool ok = result && result->at("ok").as_bool() &&
+                      json::serialize(result->at("execution").at("value")) == scenario.expect;
       if (counted) {
         if (ok) {
           samples.push_back(
@@ -157,6 +164,8 @@ int main(int argc, char** argv) {
   double seconds = 3;
   int many = 16;
   std::size_t workers = 2;
+  std::uint64_t retire_after = 0;  // 0: the pool's default
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() -> std::string {
@@ -171,6 +180,10 @@ int main(int argc, char** argv) {
       many = std::stoi(next());
     } else if (arg == "--workers") {
       workers = std::stoul(next());
+    } else if (arg == "--retire-after") {
+      retire_after = std::stoull(next());
+    } else if (arg == "--only") {
+      only = next();
     } else {
       std::fprintf(stderr, "server_bench: unknown argument %s\n", arg.c_str());
       return 2;
@@ -184,6 +197,7 @@ int main(int argc, char** argv) {
     corral::server::Options options;
     options.pool.worker_command = {CORRAL_BINARY, "worker"};
     options.pool.max_workers = workers;
+    if (retire_after) options.pool.retire_after_executions = retire_after;
     server = std::make_unique<corral::server::Server>(std::move(options));
     server->listen();
     port = std::to_string(server->address().port);
@@ -198,12 +212,14 @@ int main(int argc, char** argv) {
     port = std::string(parsed->port());
   }
 
-  const std::vector<Scenario> scenarios = {
-      {"trivial", "1 + 1", false, 1},
-      {"trivial", "1 + 1", false, many},
-      {"tool_call", "async () => (await codemode.echo({a: 1})).a", true, 1},
-      {"paced_5ms", "1 + 1", false, 1, std::chrono::milliseconds(5)},
-  };
+  std::vector<Scenario> scenarios;
+  for (const corral::bench::Workload& w : corral::bench::load_workloads()) {
+    if (!only.empty() && w.name != only) continue;
+    scenarios.push_back({w.name, w.source, w.expect, 1});
+    scenarios.push_back({w.name, w.source, w.expect, many});
+    if (w.name == "trivial")
+      scenarios.push_back({"paced_5ms", w.source, w.expect, 1, std::chrono::milliseconds(5)});
+  }
   json::array results;
   std::fprintf(stderr, "server_bench against %s, %.1f s per scenario\n", url.c_str(), seconds);
   std::fprintf(stderr, "%-10s %5s %12s %10s %10s %8s\n", "scenario", "conns", "exec/s", "p50 us",

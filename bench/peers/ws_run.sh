@@ -26,7 +26,9 @@ mkfifo "$fifo"
 exec 3<>"$fifo"
 node ws_baseline.js --workers=2 <&3 >"$fifo.out" &
 baseline=$!
-trap 'exec 3>&-; wait "$baseline" 2>/dev/null; rm -f "$fifo" "$fifo.out"' EXIT
+# The baseline's stdin is the fifo opened read-write, so it never sees EOF:
+# stop it with a signal.
+trap 'exec 3>&-; kill "$baseline" 2>/dev/null; wait "$baseline" 2>/dev/null || true; rm -f "$fifo" "$fifo.out"' EXIT
 for _ in $(seq 100); do [[ -s "$fifo.out" ]] && break; sleep 0.1; done
 port="$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$fifo.out")"
 "$bench" --url "ws://127.0.0.1:$port" "$@"

@@ -164,7 +164,9 @@ struct Options {
   std::size_t executions_per_worker = 1;
   // Requests that may wait for a slot; past it, queue_overflow.
   std::size_t max_queue = 100;
-  // Runs after which a worker is retired and replaced.
+  // Runs after which a worker is retired and replaced: each worker retires
+  // between 90% and 100% of it (spread, so they don't retire together), and
+  // from 20 on its successor is started ahead (docs/pool.md).
   std::uint64_t retire_after_executions = 1000;
   // A worker whose resident memory passes this after a run is retired.
   std::uint64_t worker_memory_bound = std::uint64_t{512} << 20;
