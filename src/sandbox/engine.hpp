@@ -28,6 +28,11 @@ struct ToolEntry {
   AsyncTool async;
 };
 
+// Calls an asynchronous tool. A tool that throws instead of answering
+// rejects the call with its message (a ToolError's as is, anything else as
+// "<path> failed: ..."), as if it had answered so.
+void start_async_tool(const ToolEntry& tool, std::string args, ToolReply reply);
+
 struct Snippet {
   std::string name;
   std::string code;

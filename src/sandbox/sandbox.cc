@@ -283,4 +283,16 @@ void Sandbox::cancel() { impl_->cancel(); }
 bool Sandbox::last_run_trapped() const noexcept { return impl_->last_run_trapped(); }
 const Options& Sandbox::options() const noexcept { return impl_->options(); }
 
+void start_async_tool(const ToolEntry& tool, std::string args, ToolReply reply) {
+  try {
+    tool.async(std::move(args), reply);
+  } catch (const ToolError& e) {
+    reply.reject(tool.path + ": " + e.what());
+  } catch (const std::exception& e) {
+    reply.reject(tool.path + " failed: " + e.what());
+  } catch (...) {
+    reply.reject(tool.path + " failed");
+  }
+}
+
 }  // namespace corral::sandbox

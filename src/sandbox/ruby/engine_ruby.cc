@@ -117,16 +117,7 @@ ToolOutcome invoke_tool(const ToolEntry& tool, std::string args, std::string& ou
   auto state = std::make_shared<ToolReply::State>();
   state->mailbox = mailbox;
   state->call_id = 1;
-  ToolReply reply(state);
-  try {
-    tool.async(std::move(args), reply);
-  } catch (const ToolError& e) {
-    reply.reject(tool.path + ": " + e.what());
-  } catch (const std::exception& e) {
-    reply.reject(tool.path + " failed: " + e.what());
-  } catch (...) {
-    reply.reject(tool.path + " failed");
-  }
+  start_async_tool(tool, std::move(args), ToolReply(state));
   ToolOutcome result = ToolOutcome::timeout;
   {
     std::unique_lock lock(mailbox->mutex);

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/json_string.hpp"
+
 namespace corral::sandbox::ruby {
 namespace {
 
@@ -45,46 +47,6 @@ bool valid_utf8(std::string_view s) {
     i += n + 1;
   }
   return true;
-}
-
-void write_string(std::string_view s, std::string& out) {
-  out.push_back('"');
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          static const char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
 }
 
 struct Writer {
@@ -137,14 +99,14 @@ struct Writer {
       case MRB_TT_STRING: {
         std::string_view s(RSTRING_PTR(v), static_cast<std::size_t>(RSTRING_LEN(v)));
         if (!valid_utf8(s)) return fail(path, "is a String that is not valid UTF-8");
-        write_string(s, out);
+        core::append_json_string(out, s);
         return true;
       }
       case MRB_TT_SYMBOL: {
         std::string_view s;
         key_text(v, s);
         if (!valid_utf8(s)) return fail(path, "is a Symbol that is not valid UTF-8");
-        write_string(s, out);
+        core::append_json_string(out, s);
         return true;
       }
       case MRB_TT_ARRAY: {
@@ -183,10 +145,10 @@ struct Writer {
               }
               if (!w->first) w->self->out.push_back(',');
               w->first = false;
-              write_string(text, w->self->out);
+              core::append_json_string(w->self->out, text);
               w->self->out.push_back(':');
               std::string child = *w->path + "[";
-              write_string(text, child);
+              core::append_json_string(child, text);
               child += "]";
               if (!w->self->write(val, child, w->depth + 1)) {
                 w->ok = false;

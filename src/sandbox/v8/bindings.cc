@@ -141,16 +141,7 @@ void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
   auto state = std::make_shared<ToolReply::State>();
   state->mailbox = run->mailbox;
   state->call_id = call_id;
-  ToolReply reply(state);
-  try {
-    tool.async(std::move(args), reply);
-  } catch (const ToolError& e) {
-    reply.reject(tool.path + ": " + e.what());
-  } catch (const std::exception& e) {
-    reply.reject(tool.path + " failed: " + e.what());
-  } catch (...) {
-    reply.reject(tool.path + " failed");
-  }
+  start_async_tool(tool, std::move(args), ToolReply(state));
   info.GetReturnValue().Set(resolver->GetPromise());
 }
 

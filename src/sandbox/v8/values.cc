@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/json_string.hpp"
 #include "sandbox/identifier.hpp"
 
 namespace corral::sandbox::v8engine {
@@ -22,44 +23,7 @@ v8::MaybeLocal<v8::Array> own_enumerable_keys(v8::Local<v8::Context> context,
       v8::KeyConversionMode::kConvertToString);
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  out.push_back('"');
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (u < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", u);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
+using core::append_json_string;
 
 void append_number(std::string& out, double number) {
   if (number == 0) {
