@@ -99,7 +99,7 @@ using Completion = std::function<void(Outcome)>;
 
 // Why a worker process ended.
 enum class WorkerExit {
-  retired,         // reached retire_after_executions
+  retired,         // reached its retirement count (or made way for its successor)
   memory_bound,    // its RSS passed worker_memory_bound
   crashed,         // died on its own (signal, abort, exit) while in use or idle
   hung,            // missed a run's timeout + grace and was killed
@@ -158,7 +158,8 @@ struct Options {
   // argv of a worker: the `corral` binary and "worker". Empty means this
   // process's own executable (/proc/self/exe) with "worker".
   std::vector<std::string> worker_command;
-  // Workers alive at once; 0 means the number of cores.
+  // Workers in service (taking runs) at once; 0 means the number of cores.
+  // Standbys and retiring workers may bring the live ones up to twice this.
   std::size_t max_workers = 0;
   // Concurrent runs inside one worker (one thread and isolate each).
   std::size_t executions_per_worker = 1;

@@ -307,7 +307,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     std::uint64_t retire_at = 0;  // retirement_count() for this worker
     // A standby takes no runs until the worker it succeeds leaves service.
     std::uint64_t standby_for = 0;
-    std::uint64_t successor = 0;  // started ahead for this worker, if any
+    std::uint64_t successor = 0;   // started ahead for this worker, if any
+    bool successor_tried = false;  // one try per worker: a failed one is not retried
+    bool speculative = false;      // spawned as a standby: its failure fails no queue
     ResidentMemory memory;
     std::optional<WorkerExit> exit_reason;
     std::string exit_detail;  // why, for the runs that fail with it
@@ -357,37 +359,68 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     }
   }
 
+  // Workers not being stopped: in service, retiring or standing by. At most
+  // twice max_workers; the ones being stopped are gone within the
+  // termination delay.
+  std::size_t live_workers() const {
+    std::size_t n = 0;
+    for (const auto& [number, worker] : workers_) n += worker->state != WorkerState::dying;
+    return n;
+  }
+
   // A worker with a free slot, spawning one if there is room; null if none.
   // Room counts the workers in service: a dying one (retired, say) still
-  // exiting does not hold its slot, but processes are bounded all the same.
+  // exiting does not hold its slot, and a standby is not in service.
   std::shared_ptr<Worker> free_worker() {
     std::shared_ptr<Worker> starting;
+    std::shared_ptr<Worker> standby;
     std::size_t in_service = 0;
     for (auto& [number, worker] : workers_) {
-      if (worker->state == WorkerState::dying || worker->standby_for != 0) continue;
+      if (worker->state == WorkerState::dying) continue;
+      if (worker->standby_for != 0) {
+        if (!standby) standby = worker;
+        continue;
+      }
       ++in_service;
       if (worker->running.size() >= options_.executions_per_worker) continue;
       if (worker->state == WorkerState::ready) return worker;
       if (worker->state == WorkerState::starting && !starting) starting = worker;
     }
     if (starting) return starting;
-    if (in_service < options_.max_workers && workers_.size() < 2 * options_.max_workers)
-      return spawn();
+    if (in_service >= options_.max_workers) return nullptr;
+    if (standby) {
+      // A free slot and a standby already loading or loaded: it takes the
+      // slot rather than a cold start; its predecessor goes on without one.
+      if (auto it = workers_.find(standby->standby_for); it != workers_.end())
+        it->second->successor = 0;
+      standby->standby_for = 0;
+      return standby;
+    }
+    if (live_workers() < 2 * options_.max_workers) return spawn();
     return nullptr;
   }
 
   // Starts the successor of a worker nearing retirement; it waits, ready,
-  // until the worker leaves service (promote_successor).
+  // until the worker leaves service (promote_successor). Once per worker,
+  // and never past twice max_workers processes.
   void spawn_successor(const std::shared_ptr<Worker>& worker) {
-    if (worker->successor != 0 || shutting_down_ ||
+    if (worker->successor_tried || shutting_down_ ||
         options_.retire_after_executions < kSuccessorAheadFrom ||
-        worker->executions + worker->retire_at / 10 < worker->retire_at)
+        worker->executions + worker->retire_at / 10 < worker->retire_at ||
+        live_workers() >= 2 * options_.max_workers)
       return;
-    std::shared_ptr<Worker> successor = spawn();
+    worker->successor_tried = true;
+    std::shared_ptr<Worker> successor = spawn(/*speculative=*/true);
     if (successor->state == WorkerState::dying) return;  // could not spawn: no standby
     successor->standby_for = worker->number;
     worker->successor = successor->number;
-    update_gauges();
+  }
+
+  // True when `worker`'s standby has loaded and is waiting for its slot.
+  bool successor_ready(const Worker& worker) const {
+    if (worker.successor == 0) return false;
+    auto it = workers_.find(worker.successor);
+    return it != workers_.end() && it->second->state == WorkerState::ready;
   }
 
   // The worker leaves service: its standby, if any, takes runs from now on.
@@ -521,9 +554,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
 
   // ---- workers ----------------------------------------------------------------
 
-  std::shared_ptr<Worker> spawn() {
+  std::shared_ptr<Worker> spawn(bool speculative = false) {
     auto worker = std::make_shared<Worker>(io_, options_.max_frame);
     worker->number = ++next_worker_;
+    worker->speculative = speculative;
     worker->retire_at = retirement_count(options_.retire_after_executions, worker->number);
     workers_[worker->number] = worker;
     {
@@ -681,6 +715,16 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       worker->state = WorkerState::ready;
       worker->start_timer.cancel();
       for (auto& [ticket, pending] : worker->running) arm_backstop(pending);
+      // A standby whose predecessor is idle swaps in at once; a busy one
+      // retires when its run ends (on_done).
+      if (worker->standby_for != 0) {
+        auto it = workers_.find(worker->standby_for);
+        if (it != workers_.end() && it->second->state == WorkerState::ready &&
+            it->second->running.empty()) {
+          it->second->exit_reason = WorkerExit::retired;
+          stop_worker(it->second);
+        }
+      }
       return true;
     }
     if (worker->state == WorkerState::starting) return false;
@@ -776,7 +820,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
         // not interrupt): no new run may reach it.
         worker->state = WorkerState::retiring;
         worker->exit_reason = WorkerExit::retired;
-      } else if (worker->executions >= worker->retire_at) {
+      } else if (worker->executions >= worker->retire_at || successor_ready(*worker)) {
+        // Its count is reached, or it is in its last tenth and its
+        // successor is ready to take the slot now.
         worker->state = WorkerState::retiring;
         worker->exit_reason = WorkerExit::retired;
       } else if (worker->memory.bytes(worker->pid) > options_.worker_memory_bound) {
@@ -849,6 +895,20 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   // could not start at all (then retrying soon won't help).
   void fail_runs(const std::shared_ptr<Worker>& worker) {
     if (worker->running.empty()) return;
+    if (worker->exit_reason == WorkerExit::start_failed && worker->speculative && !shutting_down_) {
+      // A successor that took runs when its predecessor retired, and then
+      // could not start: they never ran, so they wait again, first in line.
+      // Only once: the next worker is not a successor, and its failure
+      // fails them (a binary that cannot start must not spin).
+      auto running = std::move(worker->running);
+      worker->running.clear();
+      for (auto it = running.rbegin(); it != running.rend(); ++it) {
+        it->second->worker = nullptr;
+        queue_.push_front(it->second);
+      }
+      asio::post(io_, [this] { after_settle(); });
+      return;
+    }
     const FailureCode code = worker->exit_reason == WorkerExit::start_failed
                                  ? FailureCode::unavailable
                                  : FailureCode::connection_broken;
@@ -906,8 +966,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
           .pid = worker->pid,
           .exit = reason});
     // Requests that waited on a worker that never started fail rather than
-    // spin on a binary that cannot run.
-    if (reason == WorkerExit::start_failed) {
+    // spin on a binary that cannot run. A standby's failure is not that:
+    // the worker it would have replaced is still serving them.
+    if (reason == WorkerExit::start_failed && !worker->speculative) {
       while (!queue_.empty()) {
         std::shared_ptr<Pending> pending = queue_.front();
         queue_.pop_front();

@@ -6,8 +6,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -361,6 +365,40 @@ TEST(Pool, RetiresAfterNExecutions) {
   EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::shutdown)], 1u);
 }
 
+// Runs `count` requests (trivial ones unless `code` says), keeping
+// `in_flight` submitted at a time:
+// each completion submits the next, while the other workers are busy.
+std::vector<Outcome> submit_all(WorkerPool& pool, int count, int in_flight = 3,
+                                const std::string& code = "") {
+  struct Loop {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::vector<Outcome> outcomes;
+    int submitted = 0;
+  };
+  auto loop = std::make_shared<Loop>();
+  std::function<void()> next = [&pool, loop, count, &code, &next] {
+    int i;
+    {
+      std::lock_guard lock(loop->mutex);
+      if (loop->submitted == count) return;
+      i = loop->submitted++;
+    }
+    pool.submit(code_request(code.empty() ? std::to_string(i) : code), [loop, &next](Outcome o) {
+      next();  // before this outcome counts: `next` lives until the last one does
+      {
+        std::lock_guard lock(loop->mutex);
+        loop->outcomes.push_back(std::move(o));
+      }
+      loop->done.notify_all();
+    });
+  };
+  for (int i = 0; i < in_flight; ++i) next();
+  std::unique_lock lock(loop->mutex);
+  loop->done.wait(lock, [&] { return static_cast<int>(loop->outcomes.size()) == count; });
+  return std::move(loop->outcomes);
+}
+
 // A worker near its retirement count gets its successor started ahead; the
 // successor takes no run until the worker retires (never two in service for
 // one slot), and workers retire at 90% to 100% of the count, not all at once.
@@ -374,27 +412,30 @@ TEST(Pool, StartsASuccessorAheadOfRetirementWithoutExceedingTheSlots) {
     std::lock_guard lock(mutex);
     events.push_back(event);
   });
-  for (int i = 0; i < 45; ++i) {
-    Outcome outcome = pool.execute(code_request(std::to_string(i)));
+  for (const Outcome& outcome : submit_all(pool, 70)) {
     ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
   }
   pool.shutdown(0s);
   std::lock_guard lock(mutex);
   std::map<std::uint64_t, int> runs;  // by worker
-  std::map<std::uint64_t, std::size_t> started_at, last_run_at;
-  std::uint64_t previous = 0;
+  std::map<std::uint64_t, std::size_t> started_at, first_run_at, last_run_at;
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     if (e.kind == Event::Kind::worker_started) started_at[e.worker] = i;
     if (e.kind == Event::Kind::execution_started) {
-      EXPECT_GE(e.worker, previous) << "a run went back to an earlier worker";
-      previous = e.worker;
+      if (!first_run_at.contains(e.worker)) first_run_at[e.worker] = i;
       ++runs[e.worker];
     }
     if (e.kind == Event::Kind::execution_finished) last_run_at[e.worker] = i;
   }
   ASSERT_GE(runs.size(), 3u);
+  std::uint64_t previous = 0;
   for (auto [worker, count] : runs) {
+    if (previous != 0) {
+      EXPECT_GT(first_run_at[worker], last_run_at[previous])
+          << "worker " << worker << " took a run while worker " << previous << " still served";
+    }
+    previous = worker;
     if (worker == runs.rbegin()->first) break;  // the last one was shut down
     EXPECT_GE(count, 18) << "worker " << worker;
     EXPECT_LE(count, 20) << "worker " << worker;
@@ -402,7 +443,73 @@ TEST(Pool, StartsASuccessorAheadOfRetirementWithoutExceedingTheSlots) {
     ASSERT_TRUE(started_at.contains(worker + 1));
     EXPECT_LT(started_at[worker + 1], last_run_at[worker]) << "worker " << worker;
   }
-  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::retired)], runs.size() - 1);
+  Stats stats = pool.stats();
+  std::uint64_t exits = 0;
+  for (std::uint64_t n : stats.worker_exits) exits += n;
+  EXPECT_EQ(exits, stats.workers_started);
+  EXPECT_EQ(stats.workers_live, 0u);
+}
+
+// With two slots, runs arrive while one worker is busy and the other's
+// standby is ready: the standby must still wait for its own predecessor.
+TEST(Pool, StandbysNeverAddAWorkerInService) {
+  Options options = base_options(2);
+  options.retire_after_executions = 60;
+  WorkerPool pool(options);
+  std::mutex mutex;
+  std::vector<Event> events;
+  pool.subscribe([&](const Event& event) {
+    std::lock_guard lock(mutex);
+    events.push_back(event);
+  });
+  // Runs of a few milliseconds: a worker's last tenth outlasts its
+  // successor's start, so standbys are ready while their predecessors work.
+  const std::string slow = "let s = 0; for (let i = 0; i < 2e6; i++) s += i; s";
+  for (const Outcome& outcome : submit_all(pool, 240, 6, slow)) {
+    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  }
+  pool.shutdown(0s);
+  std::lock_guard lock(mutex);
+  // A worker is in service from its first run's start to its last run's end.
+  std::map<std::uint64_t, std::size_t> first, last;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].kind == Event::Kind::execution_started && !first.contains(events[i].worker))
+      first[events[i].worker] = i;
+    if (events[i].kind == Event::Kind::execution_finished) last[events[i].worker] = i;
+  }
+  ASSERT_GE(first.size(), 6u);
+  for (const auto& [worker, start] : first) {
+    int overlapping = 0;
+    for (const auto& [other, other_start] : first)
+      overlapping += other_start <= start && last[other] >= start;
+    EXPECT_LE(overlapping, 2) << "worker " << worker << " was a third in service";
+  }
+}
+
+// A successor that cannot start is not the pool failing: the worker it was
+// to replace goes on serving the queue, and the slot is refilled on demand.
+TEST(Pool, ASuccessorThatFailsToStartFailsNoQueuedRun) {
+  char dir[] = "/tmp/corral-standby-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string count = std::string(dir) + "/spawns";
+  const std::string script = std::string(dir) + "/worker.sh";
+  // The second worker started (the first successor) exits at once.
+  std::ofstream(script) << "n=$(cat " << count << " 2>/dev/null || echo 0)\n"
+                        << "echo $((n + 1)) > " << count << "\n"
+                        << "[ \"$n\" = 1 ] && exit 1\n"
+                        << "exec " << CORRAL_BINARY << " worker \"$@\"\n";
+  Options options = base_options(1);
+  options.worker_command = {"/bin/bash", script};
+  options.retire_after_executions = 20;
+  WorkerPool pool(options);
+  for (const Outcome& outcome : submit_all(pool, 50)) {
+    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  }
+  pool.shutdown(0s);
+  Stats stats = pool.stats();
+  EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::start_failed)], 1u);
+  EXPECT_GE(stats.worker_exits[static_cast<int>(WorkerExit::retired)], 2u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Pool, RetiresPastTheMemoryBound) {
