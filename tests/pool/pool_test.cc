@@ -477,7 +477,7 @@ TEST(Pool, StandbysNeverAddAWorkerInService) {
       first[events[i].worker] = i;
     if (events[i].kind == Event::Kind::execution_finished) last[events[i].worker] = i;
   }
-  ASSERT_GE(first.size(), 6u);
+  ASSERT_GE(first.size(), 4u);  // 240 runs, at most 60 each
   for (const auto& [worker, start] : first) {
     int overlapping = 0;
     for (const auto& [other, other_start] : first)
