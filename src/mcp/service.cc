@@ -26,7 +26,7 @@ constexpr const char* kExecuteDescription =
 
 constexpr const char* kRubyDescription =
     "\n\nWith `language: \"ruby\"` the code is Ruby (mruby 3.1) instead: the value of its last "
-    "expression is the result, `puts`/`p` output is captured, and each function below is a "
+    "expression is the result, `puts`/`p` output is captured, and each function above is a "
     "method of a `Codemode` constant with every namespace capitalised, called with keyword "
     "arguments as its input: `codemode.a.b({x: 1})` is `Codemode::A.b(x: 1)`, "
     "`codemode.f({})` is `Codemode.f`. Calls return the answer directly (no await).";
