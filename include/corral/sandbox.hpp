@@ -170,6 +170,15 @@ class Sandbox {
   // Stops the run in progress, if any, with `cancelled`. Any thread.
   void cancel();
 
+  // Like cancel(), and when no run has reached the point where cancel()
+  // can stop it (one is being started on another thread, or none is), the
+  // next run is cancelled as it starts. For a caller that cannot know
+  // whether the run it means has got that far (a pool's worker); it must
+  // call clear_pending_cancel() once that run has returned, so that a late
+  // cancel does not stop the run after it.
+  void cancel_including_next();
+  void clear_pending_cancel();
+
   // True when the most recent run ended in a trap (timeout, memory_limit,
   // cancelled). Pools discard such sandboxes.
   bool last_run_trapped() const noexcept;

@@ -104,7 +104,9 @@ class Worker {
     if (type == "cancel") {
       std::lock_guard lock(mutex_);
       if (auto it = active_.find(*id); it != active_.end()) {
-        it->second->cancel();
+        // The runner may not have reached the sandbox's run yet: a plain
+        // cancel() would then be lost and the run go on to its timeout.
+        it->second->cancel_including_next();
       } else {
         // The run has not reached its sandbox yet (still queued for a
         // runner, or its sandbox is being built): it starts cancelled.
@@ -241,6 +243,8 @@ class Worker {
     {
       std::lock_guard lock(mutex_);
       active_.erase(job.id);
+      // A cancel for this run that came after it ended must not stop the next.
+      cached.sandbox->clear_pending_cancel();
       std::erase_if(calls_, [&](const auto& entry) { return entry.first.first == job.id; });
     }
     if (reusable) checkin(job.key, std::move(cached));

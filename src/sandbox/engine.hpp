@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -51,6 +52,10 @@ struct RunRequest {
   std::string entrypoint;  // call
   std::string args_json;   // call: a JSON array
   std::chrono::steady_clock::time_point entry;
+  // Called once by the engine as soon as cancel() can reach the run. True
+  // means a cancel came before that (Sandbox::cancel_including_next): the
+  // engine cancels the run as cancel() would.
+  std::function<bool()> take_early_cancel;
 };
 
 struct RunOutcome {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "core/json.hpp"
 #include "sandbox/engine.hpp"
@@ -206,6 +207,10 @@ class Sandbox::Impl {
   Execution run(RunRequest request) {
     std::lock_guard lock(run_mutex_);
     sealed_ = true;
+    request.take_early_cancel = [this] {
+      std::lock_guard cancel_lock(cancel_mutex_);
+      return std::exchange(cancel_pending_, false);
+    };
     RunOutcome outcome = engine_->run(request, *registry_);
     last_trapped_ = outcome.failure == FailureCode::timeout ||
                     outcome.failure == FailureCode::memory_limit ||
@@ -216,6 +221,17 @@ class Sandbox::Impl {
   }
 
   void cancel() { engine_->cancel(); }
+  void cancel_including_next() {
+    {
+      std::lock_guard lock(cancel_mutex_);
+      cancel_pending_ = true;
+    }
+    engine_->cancel();
+  }
+  void clear_pending_cancel() {
+    std::lock_guard lock(cancel_mutex_);
+    cancel_pending_ = false;
+  }
   bool last_run_trapped() const noexcept { return last_trapped_.load(); }
   const Options& options() const noexcept { return options_; }
 
@@ -225,6 +241,8 @@ class Sandbox::Impl {
   std::mutex run_mutex_;
   bool sealed_ = false;
   std::atomic<bool> last_trapped_{false};
+  std::mutex cancel_mutex_;
+  bool cancel_pending_ = false;  // cancel_including_next() before the run could take it
   std::shared_ptr<Registry> registry_ = std::make_shared<Registry>();
 };
 
@@ -280,6 +298,8 @@ Execution Sandbox::run(std::string_view entrypoint, std::string_view args_json) 
 }
 
 void Sandbox::cancel() { impl_->cancel(); }
+void Sandbox::cancel_including_next() { impl_->cancel_including_next(); }
+void Sandbox::clear_pending_cancel() { impl_->clear_pending_cancel(); }
 bool Sandbox::last_run_trapped() const noexcept { return impl_->last_run_trapped(); }
 const Options& Sandbox::options() const noexcept { return impl_->options(); }
 

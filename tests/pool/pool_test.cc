@@ -575,13 +575,14 @@ TEST(Pool, CancelBeforeTheWorkerIsReadyStillCancels) {
   // The run is written to a worker that is still starting; the cancel
   // follows it on the socket and must not be lost.
   WorkerPool pool(base_options());
-  std::promise<Outcome> done;
+  // Shared: should the assertion below fail, the completion still has it.
+  auto done = std::make_shared<std::promise<Outcome>>();
   Request spin = code_request("async () => { while (true) {} }");
   spin.limits.timeout = std::chrono::seconds(30);
   const Ticket ticket =
-      pool.submit(std::move(spin), [&](Outcome o) { done.set_value(std::move(o)); });
+      pool.submit(std::move(spin), [done](Outcome o) { done->set_value(std::move(o)); });
   EXPECT_TRUE(pool.cancel(ticket));
-  auto future = done.get_future();
+  auto future = done->get_future();
   ASSERT_EQ(future.wait_for(10s), std::future_status::ready) << "the cancel was lost";
   EXPECT_EQ(future.get().failure.value().code, FailureCode::cancelled);
 }

@@ -107,6 +107,22 @@ TEST(SandboxCancel, CancelFromAnotherThreadEndsTheRunAsCancelled) {
   expect_still_usable(sandbox);
 }
 
+// A cancel that comes before the run could take it (a worker's runner is
+// still on its way to the sandbox) stops the next run as it starts, instead
+// of being lost; clear_pending_cancel() forgets it.
+TEST(SandboxCancel, CancelIncludingNextStopsARunThatHadNotStartedYet) {
+  Sandbox sandbox(quick(30));
+  sandbox.cancel();  // the plain form is lost between runs
+  EXPECT_EQ(sandbox.eval("1 + 1").value(), "2");
+  sandbox.cancel_including_next();
+  auto ended = eval_in(sandbox, "while (true) {}");
+  expect_code(ended, FailureCode::cancelled);
+  EXPECT_EQ(sandbox.eval("2 + 2").value(), "4");  // taken once
+  sandbox.cancel_including_next();
+  sandbox.clear_pending_cancel();
+  EXPECT_EQ(sandbox.eval("3 + 3").value(), "6");
+}
+
 // ---- memory (E-20) ----------------------------------------------------------
 
 Options small_memory() {

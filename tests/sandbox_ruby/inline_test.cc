@@ -34,6 +34,23 @@ TEST(RubyInline, RunsToolsSnippetsAndLimitsWithoutAHelper) {
   EXPECT_EQ(sandbox->eval("$x.nil?").value(), "true");
 }
 
+// Inline, a cancel that came first means no Ruby runs at all: once it
+// does, only the stuck handler (the worker's exit) could end it.
+TEST(RubyInline, ACancelBeforeTheRunStartsRunsNoRuby) {
+  Options options = ruby_options();
+  options.timeout = std::nullopt;
+  std::unique_ptr<RubySandbox> sandbox;
+  {
+    InlineScope scope;
+    sandbox = std::make_unique<RubySandbox>(options);
+  }
+  sandbox->cancel_including_next();
+  auto caught =
+      expect_failure(FailureCode::cancelled, [&] { sandbox->eval("puts 'ran'; loop {}"); });
+  EXPECT_EQ(caught.execution->stdout_text(), "");
+  EXPECT_EQ(sandbox->eval("6 * 7").value(), "42");
+}
+
 TEST(RubyInline, AnAsyncToolWaitEndsAtTheDeadline) {
   Options options = ruby_options();
   options.timeout = std::chrono::milliseconds(200);

@@ -57,6 +57,18 @@ TEST(RubyTimeout, CancelStopsARunFromAnotherThread) {
   EXPECT_EQ(sandbox.eval(":after").value(), "\"after\"");
 }
 
+TEST(RubyTimeout, CancelIncludingNextStopsARunThatHadNotStartedYet) {
+  Options options = ruby_options();
+  options.timeout = std::nullopt;
+  RubySandbox sandbox(options);
+  sandbox.cancel_including_next();
+  expect_failure(FailureCode::cancelled, [&] { sandbox.eval("loop {}"); });
+  EXPECT_EQ(sandbox.eval(":after").value(), "\"after\"");
+  sandbox.cancel_including_next();
+  sandbox.clear_pending_cancel();
+  EXPECT_EQ(sandbox.eval("1 + 2").value(), "3");
+}
+
 Options small_memory() {
   Options options = ruby_options();
   options.memory_limit = std::uint64_t{8} << 20;

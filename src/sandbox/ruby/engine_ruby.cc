@@ -287,6 +287,7 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
     std::uint64_t drained = 0;
     [[maybe_unused]] ssize_t n = ::read(cancel_fd_, &drained, sizeof drained);
   }
+  if (request.take_early_cancel && request.take_early_cancel()) cancel();
   CappedOutput out(options_.stdout_limit);
   CappedOutput err(options_.stderr_limit);
   double cpu = 0;
@@ -469,6 +470,9 @@ class InlineEngine : public Engine, private ruby::GuestHost {
       live_.running = true;
       live_.cancelled = false;
     }
+    // A cancel that came before the run could take it: no Ruby runs (an
+    // inline guest cannot be interrupted once it does).
+    const bool cancelled_early = request.take_early_cancel && request.take_early_cancel();
     if (!guest_)
       guest_ = std::make_unique<ruby::Guest>(make_setup(options_, registry),
                                              static_cast<ruby::GuestHost&>(*this), counters_);
@@ -493,9 +497,14 @@ class InlineEngine : public Engine, private ruby::GuestHost {
         if (!waiting_for_tool) report_stuck(FailureCode::timeout);
       });
     }
-    const ruby::GuestResult result = guest_->run(guest_request);
+    if (cancelled_early) {
+      std::lock_guard lock(live_.mutex);
+      live_.cancelled = true;
+    } else {
+      const ruby::GuestResult result = guest_->run(guest_request);
+      apply_result(outcome, result, options_);
+    }
     if (watchdog) Watchdog::instance().disarm(watchdog);
-    apply_result(outcome, result, options_);
     {
       std::lock_guard lock(live_.mutex);
       live_.running = false;

@@ -342,6 +342,8 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
                                           *options_.memory_limit, std::uint64_t{1} << 60))
                                 : -1);
     current_.store(&run);
+    // From here cancel() reaches the run; one that came earlier is applied now.
+    if (request.take_early_cancel && request.take_early_cancel()) cancel();
 
     Watchdog::Id watchdog = 0;
     if (has_deadline) {
