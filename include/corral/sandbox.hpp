@@ -172,10 +172,11 @@ class Sandbox {
 
   // Like cancel(), and when no run has reached the point where cancel()
   // can stop it (one is being started on another thread, or none is), the
-  // next run is cancelled as it starts. For a caller that cannot know
-  // whether the run it means has got that far (a pool's worker); it must
-  // call clear_pending_cancel() once that run has returned, so that a late
-  // cancel does not stop the run after it.
+  // next run is cancelled as it starts (a run forgets, as it ends, one that
+  // came while it ran). For a caller that cannot know whether the run it
+  // means has got that far (a pool's worker); it calls
+  // clear_pending_cancel() once that run has returned, so that a cancel
+  // that came just after does not stop the run after it.
   void cancel_including_next();
   void clear_pending_cancel();
 

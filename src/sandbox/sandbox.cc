@@ -212,6 +212,7 @@ class Sandbox::Impl {
       return std::exchange(cancel_pending_, false);
     };
     RunOutcome outcome = engine_->run(request, *registry_);
+    clear_pending_cancel();  // one that came during the run was for it
     last_trapped_ = outcome.failure == FailureCode::timeout ||
                     outcome.failure == FailureCode::memory_limit ||
                     outcome.failure == FailureCode::cancelled;
