@@ -50,8 +50,12 @@ TEST(Drain, UnderLoadResultsAreDeliveredThenEverySocketCloses1001) {
   }
 
   // Both gated runs finish inside the drain: both answers arrive, then 1001.
-  socket.send(json::object{{"jsonrpc", "2.0"}, {"id", call1.at("id")}, {"result", 1}});
-  socket.send(json::object{{"jsonrpc", "2.0"}, {"id", call2.at("id")}, {"result", 2}});
+  // Each call is answered with its own run's id: the two runs are on two
+  // workers, and either may call first.
+  for (const json::value& call : {call1, call2}) {
+    socket.send(json::object{
+        {"jsonrpc", "2.0"}, {"id", call.at("id")}, {"result", call.at("params").at("execution")}});
+  }
   std::map<std::int64_t, std::string> values;
   for (int i = 0; i < 2; ++i) {
     json::value reply = socket.receive();

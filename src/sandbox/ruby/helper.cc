@@ -130,6 +130,12 @@ class Forker {
 
   void loop() {
     pthread_setname_np(pthread_self(), "corral-forker");
+    // mruby's Time reads the time zone once; load it here, in the parent,
+    // so that helpers inherit it (their filter refuses open()). Not in the
+    // child: another thread of the host may hold glibc's time zone lock at
+    // the fork (V8 building a context does), and the child would wait on
+    // it forever.
+    ::tzset();
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return job_ != nullptr; });
@@ -178,9 +184,7 @@ class Forker {
     // mruby is an interpreter written in C running hostile code: the helper
     // runs under the allow-list a pooled worker has (docs/security.md), so
     // a memory-safety bug in it still cannot exec, fork, open sockets or
-    // signal other processes. mruby's Time reads the time zone once; load
-    // it first, since the filter refuses open().
-    ::tzset();
+    // signal other processes.
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(HelperProcess::kExitNoLockdown);
     try {
       core::install_seccomp_policy();
