@@ -1,5 +1,5 @@
 // src/core/seccomp_policy.hpp: the seccomp allow-list of the processes that run guests
-// (pooled workers and the Ruby helper process).
+// (pooled workers).
 //
 // docs/security.md has the policy as tables, with why each syscall is
 // allowed, refused or fatal; keep the two in step.

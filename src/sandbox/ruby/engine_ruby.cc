@@ -346,14 +346,10 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
       if (wait == Wait::broken) {
         kill = true;
         int signal = 0;
-        int status = 0;
-        cpu = helper_->kill_and_reap(&signal, &status);
+        cpu = helper_->kill_and_reap(&signal);
         fail(FailureCode::internal,
              signal ? "the Ruby helper process died (signal " + std::to_string(signal) + ")"
-             : status == ruby::HelperProcess::kExitNoLockdown
-                 ? std::string("the Ruby helper process could not install its seccomp filter "
-                               "(no_new_privs and seccomp are required to run Ruby guests)")
-                 : std::string("the Ruby helper process broke its protocol"));
+                    : std::string("the Ruby helper process broke its protocol"));
         break;
       }
       ruby::Reader reader(body);

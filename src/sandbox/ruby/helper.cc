@@ -18,7 +18,6 @@
 #include <mutex>
 #include <new>
 
-#include "core/seccomp_policy.hpp"
 #include "sandbox/ruby/guest.hpp"
 
 namespace corral::sandbox::ruby {
@@ -130,12 +129,6 @@ class Forker {
 
   void loop() {
     pthread_setname_np(pthread_self(), "corral-forker");
-    // mruby's Time reads the time zone once; load it here, in the parent,
-    // so that helpers inherit it (their filter refuses open()). Not in the
-    // child: another thread of the host may hold glibc's time zone lock at
-    // the fork (V8 building a context does), and the child would wait on
-    // it forever.
-    ::tzset();
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return job_ != nullptr; });
@@ -181,16 +174,6 @@ class Forker {
       for (rlim_t fd = 4; fd < top && fd < 1048576; ++fd) ::close(static_cast<int>(fd));
     }
     ::prctl(PR_SET_NAME, "corral-ruby");
-    // mruby is an interpreter written in C running hostile code: the helper
-    // runs under the allow-list a pooled worker has (docs/security.md), so
-    // a memory-safety bug in it still cannot exec, fork, open sockets or
-    // signal other processes.
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(HelperProcess::kExitNoLockdown);
-    try {
-      core::install_seccomp_policy();
-    } catch (...) {
-      ::_exit(HelperProcess::kExitNoLockdown);
-    }
     helper_main(3, counters);
   }
 
@@ -238,14 +221,13 @@ HelperProcess::~HelperProcess() {
   ::munmap(static_cast<void*>(counters_), sizeof(Counters));
 }
 
-double HelperProcess::kill_and_reap(int* signal, int* exit_status) {
+double HelperProcess::kill_and_reap(int* signal) {
   if (!reaped_) ::kill(pid_, SIGKILL);
-  return reap(signal, exit_status);
+  return reap(signal);
 }
 
-double HelperProcess::reap(int* signal, int* exit_status) {
+double HelperProcess::reap(int* signal) {
   if (signal) *signal = 0;
-  if (exit_status) *exit_status = -1;
   if (reaped_) return 0;
   reaped_ = true;
   int status = 0;
@@ -256,7 +238,6 @@ double HelperProcess::reap(int* signal, int* exit_status) {
   } while (got < 0 && errno == EINTR);
   if (got != pid_) return 0;  // reaped by someone else (SIGCHLD ignored)
   if (signal && WIFSIGNALED(status)) *signal = WTERMSIG(status);
-  if (exit_status && WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
   return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }

@@ -39,16 +39,11 @@ class HelperProcess {
   pid_t pid() const noexcept { return pid_; }
   Counters& counters() noexcept { return *counters_; }
 
-  // The exit status of a helper that could not lock itself down (no
-  // no_new_privs or no seccomp filter): it runs no guest without them.
-  static constexpr int kExitNoLockdown = 5;
-
   // SIGKILL, then reap. Returns the CPU seconds the helper used in total,
-  // in `signal` the signal that ended it (0 if it exited) and in
-  // `exit_status` its exit status (-1 if a signal ended it).
-  double kill_and_reap(int* signal = nullptr, int* exit_status = nullptr);
+  // and in `signal` the signal that ended it (0 if it exited).
+  double kill_and_reap(int* signal = nullptr);
   // Reaps a helper that is exiting on its own (after its socket closed).
-  double reap(int* signal = nullptr, int* exit_status = nullptr);
+  double reap(int* signal = nullptr);
 
  private:
   HelperProcess(pid_t pid, int fd, Counters* counters) : pid_(pid), fd_(fd), counters_(counters) {}
