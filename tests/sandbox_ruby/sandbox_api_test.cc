@@ -79,6 +79,9 @@ TEST(RubyApi, B61_FailedExecutionIsDistinguishableAndPreflightCarriesNone) {
 
 TEST(RubyApi, B22_OneSandboxSharedByThreadsSerialisesRuns) {
   RubySandbox sandbox(ruby_options());
+  // The helper is forked on the first run: here, before the threads that
+  // allocate around it exist (docs/ruby.md, a fork from a threaded host).
+  ASSERT_EQ(sandbox.eval("0").value(), "0");
   std::atomic<int> ok{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
