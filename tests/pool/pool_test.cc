@@ -399,6 +399,26 @@ std::vector<Outcome> submit_all(WorkerPool& pool, int count, int in_flight = 3,
   return std::move(loop->outcomes);
 }
 
+// EventLog: every event a pool emits, in order, for a test to read after
+// the pool has shut down.
+class EventLog {
+ public:
+  explicit EventLog(WorkerPool& pool) {
+    pool.subscribe([this](const Event& event) {
+      std::lock_guard lock(mutex_);
+      events_.push_back(event);
+    });
+  }
+  std::vector<Event> take() {
+    std::lock_guard lock(mutex_);
+    return std::move(events_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Event> events_;
+};
+
 // A worker near its retirement count gets its successor started ahead; the
 // successor takes no run until the worker retires (never two in service for
 // one slot), and workers retire at 90% to 100% of the count, not all at once.
@@ -406,17 +426,12 @@ TEST(Pool, StartsASuccessorAheadOfRetirementWithoutExceedingTheSlots) {
   Options options = base_options(1);
   options.retire_after_executions = 20;
   WorkerPool pool(options);
-  std::mutex mutex;
-  std::vector<Event> events;
-  pool.subscribe([&](const Event& event) {
-    std::lock_guard lock(mutex);
-    events.push_back(event);
-  });
+  EventLog log(pool);
   for (const Outcome& outcome : submit_all(pool, 70)) {
     ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
   }
   pool.shutdown(0s);
-  std::lock_guard lock(mutex);
+  const std::vector<Event> events = log.take();
   std::map<std::uint64_t, int> runs;  // by worker
   std::map<std::uint64_t, std::size_t> started_at, first_run_at, last_run_at;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -456,12 +471,7 @@ TEST(Pool, StandbysNeverAddAWorkerInService) {
   Options options = base_options(2);
   options.retire_after_executions = 60;
   WorkerPool pool(options);
-  std::mutex mutex;
-  std::vector<Event> events;
-  pool.subscribe([&](const Event& event) {
-    std::lock_guard lock(mutex);
-    events.push_back(event);
-  });
+  EventLog log(pool);
   // Runs of a few milliseconds: a worker's last tenth outlasts its
   // successor's start, so standbys are ready while their predecessors work.
   const std::string slow = "let s = 0; for (let i = 0; i < 2e6; i++) s += i; s";
@@ -469,7 +479,7 @@ TEST(Pool, StandbysNeverAddAWorkerInService) {
     ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
   }
   pool.shutdown(0s);
-  std::lock_guard lock(mutex);
+  const std::vector<Event> events = log.take();
   // A worker is in service from its first run's start to its last run's end.
   std::map<std::uint64_t, std::size_t> first, last;
   for (std::size_t i = 0; i < events.size(); ++i) {
