@@ -1,0 +1,67 @@
+# `cmake --install BUILD --prefix PREFIX` lays out:
+#   bin/corral                         the binary (RUNPATH only into PREFIX)
+#   include/corral/*.hpp               the public API
+#   lib/libcorral*.a                   one static archive per layer
+#   lib/corral/libnode.so.108          only where scripts/setup unpacked libnode locally
+#   lib/cmake/corral/                  find_package(corral CONFIG) and its targets
+#   lib/pkgconfig/corral.pc            the same for pkg-config users
+# docs/embedding.md says what each target pulls in.
+
+include(CMakePackageConfigHelpers)
+
+# API targets an embedder names. Each is one line in target_link_libraries;
+# everything below it comes along through the exported link interfaces.
+add_library(corral_process INTERFACE)  # corral::process: supervised commands
+add_library(corral_bind INTERFACE)     # corral::bind: manifests and CLI11 trees
+add_library(corral_pool INTERFACE)     # corral::pool: hardened worker processes
+add_library(corral_client INTERFACE)   # corral::client: the executor protocol's C++ client
+add_library(corral_all INTERFACE)      # corral::corral: every layer
+foreach(api process bind pool)
+  target_link_libraries(corral_${api} INTERFACE corral)
+  set_target_properties(corral_${api} PROPERTIES EXPORT_NAME ${api})
+endforeach()
+target_link_libraries(corral_client INTERFACE corral_server)
+set_target_properties(corral_client PROPERTIES EXPORT_NAME client)
+set_target_properties(corral_server PROPERTIES EXPORT_NAME server)
+set_target_properties(corral_mcp PROPERTIES EXPORT_NAME mcp)
+target_link_libraries(corral_all INTERFACE corral_mcp corral_server corral corral_sandbox)
+set_target_properties(corral_all PROPERTIES EXPORT_NAME corral)
+
+set(CORRAL_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/corral")
+
+install(TARGETS corral_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS
+    corral_core corral_sandbox corral corral_server corral_mcp
+    corral_process corral_bind corral_pool corral_client corral_all
+    corral_v8 corral_mruby corral_seccomp
+  EXPORT corralTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/corral DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT corralTargets NAMESPACE corral:: DESTINATION ${CORRAL_CMAKE_DIR})
+
+if(CORRAL_LIBNODE_LOCAL)
+  # The soname link and the file it names; the -dev symlink is not needed.
+  install(FILES "${CORRAL_V8_LIBDIR}/libnode.so.108" DESTINATION ${CORRAL_LIBNODE_INSTALL_DIR})
+endif()
+
+set(CORRAL_PACKAGE_STAGING "${PROJECT_BINARY_DIR}/package")  # not a prefix anyone searches
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/corralConfig.cmake.in
+  ${CORRAL_PACKAGE_STAGING}/corralConfig.cmake INSTALL_DESTINATION ${CORRAL_CMAKE_DIR})
+write_basic_package_version_file(${CORRAL_PACKAGE_STAGING}/corralConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CORRAL_PACKAGE_STAGING}/corralConfig.cmake
+              ${CORRAL_PACKAGE_STAGING}/corralConfigVersion.cmake
+        DESTINATION ${CORRAL_CMAKE_DIR})
+
+# pkg-config: one package, every layer. The archives are static, so their
+# dependencies are in Libs, not Libs.private. The prefix is found from the
+# .pc file's own place, so an installed tree can be moved.
+file(RELATIVE_PATH CORRAL_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" CORRAL_PC_TO_PREFIX "${CORRAL_PC_TO_PREFIX}")
+if(CORRAL_LIBNODE_LOCAL)
+  set(CORRAL_PC_LIBNODE "\${libdir}/corral/libnode.so.108 -Wl,-rpath,\${libdir}/corral")
+else()
+  set(CORRAL_PC_LIBNODE "${CORRAL_V8_LIBDIR}/libnode.so.108")
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/corral.pc.in ${CORRAL_PACKAGE_STAGING}/corral.pc @ONLY)
+install(FILES ${CORRAL_PACKAGE_STAGING}/corral.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
