@@ -1,6 +1,7 @@
 #include "core/units.hpp"
 
-#include <cctype>
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -8,103 +9,205 @@
 namespace corral::core {
 namespace {
 
-struct NumberAndSuffix {
-  double number;
-  std::string_view suffix;
+constexpr std::string_view kSizeForms =
+    "a size is a number of bytes, or a number with a unit: KiB, MiB, GiB, TiB (also K, M, G, T "
+    "or Ki, Mi, Gi, Ti: powers of 1024) or kB, MB, GB, TB (powers of 1000), e.g. 64MiB";
+constexpr std::string_view kDurationForms =
+    "a duration is a number with a unit: us, ms, s, m or h (e.g. 250ms, 30s, 5m), or a bare "
+    "number of seconds";
+
+[[noreturn]] void refuse(std::string_view what, const std::string& message) {
+  throw std::invalid_argument(std::string(what) + ": " + message);
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+struct Number {
+  std::string_view number;  // digits, an optional fraction and exponent
+  bool whole = true;        // neither a fraction nor an exponent
+  std::string_view unit;    // what follows (after optional blanks)
 };
 
-NumberAndSuffix split_number(std::string_view text, std::string_view what) {
+// Splits "1.5 GiB" into its number and its unit, refusing text that does
+// not start with an unsigned decimal number.
+Number split(std::string_view text, std::string_view what, std::string_view forms) {
+  if (text.empty()) refuse(what, "is empty; " + std::string(forms));
+  if (text.front() == '-') refuse(what, "must be greater than zero (or \"none\")");
   std::size_t end = 0;
-  while (end < text.size() &&
-         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
-          text[end] == '-' || text[end] == '+' || text[end] == 'e' || text[end] == 'E')) {
-    // An 'e' is part of the number only when a digit follows it (so "1e3" is
-    // a number but the "e" of a suffix never is).
-    if ((text[end] == 'e' || text[end] == 'E') &&
-        (end + 1 >= text.size() || !std::isdigit(static_cast<unsigned char>(text[end + 1])))) {
-      break;
-    }
+  std::size_t digits = 0;
+  Number n;
+  while (end < text.size() && is_digit(text[end])) ++end, ++digits;
+  if (end < text.size() && text[end] == '.') {
+    n.whole = false;
     ++end;
+    while (end < text.size() && is_digit(text[end])) ++end, ++digits;
   }
-  std::string number_text(text.substr(0, end));
-  if (number_text.empty()) {
-    throw std::invalid_argument(std::string(what) + ": \"" + std::string(text) +
-                                "\" does not start with a number");
+  if (digits == 0)
+    refuse(what, quoted(text) + " does not start with a number; " + std::string(forms));
+  // An exponent only when digits follow the 'e' (no unit starts with e).
+  if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+    std::size_t at = end + 1;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (at < text.size() && is_digit(text[at])) {
+      while (at < text.size() && is_digit(text[at])) ++at;
+      end = at;
+      n.whole = false;
+    }
   }
-  std::size_t used = 0;
-  double number = 0;
-  try {
-    number = std::stod(number_text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+  n.number = text.substr(0, end);
+  n.unit = trim(text.substr(end));
+  return n;
+}
+
+// The number as a double. Out of a double's range it is infinity when too
+// large and zero when too small, never an error about the text itself (the
+// callers report a bound).
+double to_double(std::string_view number) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc::result_out_of_range) return value;
+  // Which side: the decimal exponent of the first significant digit.
+  const std::size_t e = number.find_first_of("eE");
+  const std::string_view mantissa = number.substr(0, e);
+  long magnitude = 0;
+  const std::size_t first = mantissa.find_first_of("123456789");
+  const std::size_t point = std::min(mantissa.find('.'), mantissa.size());
+  if (first != std::string_view::npos) {
+    magnitude =
+        first < point ? static_cast<long>(point - first) : -static_cast<long>(first - point - 1);
   }
-  if (used != number_text.size()) {
-    throw std::invalid_argument(std::string(what) + ": \"" + std::string(text) +
-                                "\" is not a number");
+  if (e != std::string_view::npos) {
+    long exponent = 0;
+    const std::string_view digits = number.substr(e + 1);
+    const bool negative = !digits.empty() && digits.front() == '-';
+    for (char c : digits) {
+      if (is_digit(c)) exponent = std::min<long>(exponent * 10 + (c - '0'), 1'000'000);
+    }
+    magnitude += negative ? -exponent : exponent;
   }
-  if (!std::isfinite(number)) {
-    throw std::invalid_argument(std::string(what) + ": must be finite");
+  return magnitude > 0 ? HUGE_VAL : 0.0;
+}
+
+// The size unit's multiplier, or 0 when `unit` is none of them.
+std::uint64_t size_unit(std::string_view unit) {
+  std::string lower;
+  for (char c : unit) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower.empty() || lower == "b") return 1;
+  if (lower.size() > 3) return 0;
+  int power = 0;
+  switch (lower[0]) {
+    case 'k':
+      power = 1;
+      break;
+    case 'm':
+      power = 2;
+      break;
+    case 'g':
+      power = 3;
+      break;
+    case 't':
+      power = 4;
+      break;
+    default:
+      return 0;
   }
-  if (number <= 0) {
-    throw std::invalid_argument(std::string(what) + ": must be greater than zero (or \"none\")");
+  const std::string_view rest = std::string_view(lower).substr(1);
+  std::uint64_t base = 0;
+  if (rest.empty() || rest == "i" || rest == "ib") {
+    base = 1024;
+  } else if (rest == "b") {
+    base = 1000;
+  } else {
+    return 0;
   }
-  std::string_view suffix = text.substr(end);
-  while (!suffix.empty() && suffix.front() == ' ') suffix.remove_prefix(1);
-  return {number, suffix};
+  std::uint64_t scale = 1;
+  for (int i = 0; i < power; ++i) scale *= base;
+  return scale;
 }
 
 }  // namespace
 
+std::string quoted(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  constexpr std::size_t kShown = 64;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == '"' || byte == '\\') {
+      out += '\\';
+      out += static_cast<char>(byte);
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += static_cast<char>(byte);
+    }
+  }
+  if (text.size() > kShown) out += "...";
+  out += '"';
+  return out;
+}
+
 std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
                                                        std::string_view what) {
+  text = trim(text);
   if (text == "none") return std::nullopt;
-  auto [number, suffix] = split_number(text, what);
+  const Number n = split(text, what, kDurationForms);
   double scale = 0;
-  if (suffix.empty() || suffix == "s")
+  if (n.unit.empty() || n.unit == "s") {
     scale = 1e9;
-  else if (suffix == "ms")
+  } else if (n.unit == "ms") {
     scale = 1e6;
-  else if (suffix == "us")
+  } else if (n.unit == "us") {
     scale = 1e3;
-  else if (suffix == "m")
+  } else if (n.unit == "m") {
     scale = 60e9;
-  else if (suffix == "h")
+  } else if (n.unit == "h") {
     scale = 3600e9;
-  else {
-    throw std::invalid_argument(std::string(what) + ": unknown duration unit \"" +
-                                std::string(suffix) + "\" (use ms, s, m or h)");
+  } else {
+    refuse(what, quoted(n.unit) + " is not a duration unit; " + std::string(kDurationForms));
   }
+  const double number = to_double(n.number);
+  if (number == 0) refuse(what, "must be greater than zero (or \"none\")");
   const double nanos = number * scale;
-  if (nanos > 1e18) throw std::invalid_argument(std::string(what) + ": too large");
-  if (nanos < 1) throw std::invalid_argument(std::string(what) + ": must be at least 1ns");
+  constexpr double kMaxNanos = static_cast<double>(kMaxDuration.count()) * 1e6;
+  if (!(nanos <= kMaxNanos)) {
+    refuse(what, quoted(text) + " is too long (at most " + std::to_string(kMaxDuration.count()) +
+                     "ms, about 24.8 days)");
+  }
+  if (nanos < 1) refuse(what, "must be at least 1ns");
   return std::chrono::nanoseconds(static_cast<std::int64_t>(nanos));
 }
 
 std::optional<std::uint64_t> parse_size(std::string_view text, std::string_view what) {
+  text = trim(text);
   if (text == "none") return std::nullopt;
-  auto [number, suffix] = split_number(text, what);
-  double scale = 0;
-  if (suffix.empty() || suffix == "B")
-    scale = 1;
-  else if (suffix == "KiB" || suffix == "K")
-    scale = 1024.0;
-  else if (suffix == "MiB" || suffix == "M")
-    scale = 1024.0 * 1024;
-  else if (suffix == "GiB" || suffix == "G")
-    scale = 1024.0 * 1024 * 1024;
-  else if (suffix == "kB")
-    scale = 1e3;
-  else if (suffix == "MB")
-    scale = 1e6;
-  else if (suffix == "GB")
-    scale = 1e9;
-  else {
-    throw std::invalid_argument(std::string(what) + ": unknown size unit \"" + std::string(suffix) +
-                                "\" (use B, KiB, MiB or GiB)");
+  const Number n = split(text, what, kSizeForms);
+  const std::uint64_t scale = size_unit(n.unit);
+  if (scale == 0) refuse(what, quoted(n.unit) + " is not a size unit; " + std::string(kSizeForms));
+  const std::string too_large = quoted(text) + " is too large (at most 1024TiB)";
+  if (n.whole) {
+    // Exact integer arithmetic: a double would round 2^53 + 1.
+    std::uint64_t count = 0;
+    const auto [end, ec] =
+        std::from_chars(n.number.data(), n.number.data() + n.number.size(), count);
+    if (ec == std::errc::result_out_of_range) refuse(what, too_large);
+    if (count == 0) refuse(what, "must be greater than zero (or \"none\")");
+    if (count > kMaxSize / scale) refuse(what, too_large);
+    return count * scale;
   }
-  const double bytes = number * scale;
-  if (bytes > 1.8e19) throw std::invalid_argument(std::string(what) + ": too large");
-  if (bytes < 1) throw std::invalid_argument(std::string(what) + ": must be at least 1 byte");
+  const double number = to_double(n.number);
+  if (number == 0) refuse(what, "must be greater than zero (or \"none\")");
+  const double bytes = number * static_cast<double>(scale);
+  if (!(bytes <= static_cast<double>(kMaxSize))) refuse(what, too_large);
+  if (bytes < 1) refuse(what, "must be at least 1 byte");
   return static_cast<std::uint64_t>(bytes);
 }
 
