@@ -12,7 +12,32 @@
 
 namespace corral::core {
 
-namespace json = boost::json;
+// Boost.JSON, with corral's own writer. Code says `json::object`,
+// `json::parse` (Boost's, through the using-directive) and `json::serialize`
+// (the declarations below, which hide Boost's: a name declared in a namespace
+// wins over one a using-directive brings in). Every layer aliases this
+// namespace rather than boost::json, so all JSON corral writes, for people or
+// machines, goes through one writer.
+namespace json {
+using namespace boost::json;
+
+// JSON text of a value, in the overloads Boost offers (so calls resolve as
+// they did). Unlike Boost 1.81's serializer (2.5E0, 1.8446744073709552E19,
+// and "Infinity", which is not JSON) numbers print as people and other JSON
+// libraries write them: integers as integers, doubles in the shortest form
+// that reads back to the same double (2.5, 1e+21, 0.1), a whole double with
+// ".0" so that it reads back as a double, and a non-finite double (only a
+// parse of "1e400" or arithmetic can make one) as null, as JSON.stringify does.
+std::string serialize(const value& v);
+std::string serialize(const array& a);
+std::string serialize(const object& o);
+std::string serialize(const string& s);
+std::string serialize(string_view s);  // a JSON string literal of `s`
+
+// Appends the JSON text of `v` to `out`.
+void serialize_to(std::string& out, const value& v);
+
+}  // namespace json
 
 // Parses `text`; throws std::invalid_argument naming `what` on bad JSON.
 json::value parse_json(std::string_view text, std::string_view what);

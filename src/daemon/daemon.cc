@@ -1,16 +1,16 @@
 #include "daemon/daemon.hpp"
 
-#include <boost/json.hpp>
 #include <future>
 #include <mutex>
 #include <thread>
 
+#include "core/json.hpp"
 #include "corral/process.hpp"
 #include "mcp/http.hpp"
 
 namespace corral::daemon {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 namespace {
 

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "core/json.hpp"
+
 namespace corral::daemon {
 namespace {
 
@@ -59,7 +61,7 @@ void Log::write(server::LogLevel level, std::string_view message) {
     boost::json::object o{{"time", timestamp()},
                           {"level", level_name(level)},
                           {"message", boost::json::string_view(message.data(), message.size())}};
-    line = boost::json::serialize(o);
+    line = core::json::serialize(o);
   } else {
     line = timestamp() + " " + std::string(level_name(level));
     line.resize(std::max<std::size_t>(line.size() + 1, 31), ' ');

@@ -3,14 +3,15 @@
 // with markers that say what was cut.
 #pragma once
 
-#include <boost/json.hpp>
 #include <cstddef>
 #include <string>
 #include <string_view>
 
+#include "core/json.hpp"
+
 namespace corral::mcp {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 // Cut: a value cut to fit, and whether anything was lost.
 struct Cut {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <boost/json.hpp>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -16,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/json.hpp"
 #include "corral/bind.hpp"
 #include "corral/mcp.hpp"
 #include "corral/pool.hpp"
@@ -24,7 +24,7 @@
 
 namespace corral::mcp {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 // CallContext: what a running tool call may do besides answering: report
 // progress and log to the client, and learn that it was cancelled.

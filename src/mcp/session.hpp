@@ -12,7 +12,6 @@
 #pragma once
 
 #include <atomic>
-#include <boost/json.hpp>
 #include <functional>
 #include <map>
 #include <memory>
@@ -20,11 +19,12 @@
 #include <optional>
 #include <string>
 
+#include "core/json.hpp"
 #include "mcp/service.hpp"
 
 namespace corral::mcp {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 // The revisions this server speaks, newest first.
 inline constexpr const char* kLatestRevision = "2025-11-25";

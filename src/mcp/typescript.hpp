@@ -2,13 +2,14 @@
 // description of the `execute` tool (code mode writes typed calls).
 #pragma once
 
-#include <boost/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
+
 namespace corral::mcp {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 // The TypeScript type a JSON Schema describes: object properties (optional
 // unless required), arrays, enums and consts, unions (anyOf/oneOf, type

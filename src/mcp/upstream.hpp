@@ -3,7 +3,6 @@
 // on behalf of code mode.
 #pragma once
 
-#include <boost/json.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -11,11 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
 #include "corral/mcp.hpp"
 
 namespace corral::mcp {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 // UpstreamTool: one tool an upstream server listed.
 struct UpstreamTool {

@@ -33,7 +33,7 @@
 
 namespace corral::pool {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 inline constexpr std::size_t kFrameHeaderBytes = 4;
 

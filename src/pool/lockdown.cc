@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/json.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,12 +17,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/json.hpp"
 #include "core/seccomp_policy.hpp"
 
 namespace corral::pool {
 namespace {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 std::string failed(std::string_view what) {
   return std::string(what) + ": " + std::strerror(errno);

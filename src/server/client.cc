@@ -23,7 +23,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 namespace http = beast::http;
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 using Protocol = asio::generic::stream_protocol;
 using Stream = beast::basic_stream<Protocol, asio::any_io_executor>;
 

@@ -17,7 +17,7 @@
 
 namespace corral::server::rpc {
 
-namespace json = boost::json;
+namespace json = core::json;  // Boost.JSON with corral's writer
 
 // JSON-RPC 2.0 error codes the server answers with (never a run's failure:
 // those travel inside the result envelope).

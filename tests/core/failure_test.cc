@@ -66,7 +66,7 @@ TEST(Execution, JsonFormRoundTrips) {
   const Execution original(data);
   const auto object = core::parse_json(to_json(original), "execution").as_object();
   const Execution copy = core::execution_from_object(object);
-  EXPECT_EQ(copy.value(), R"({"a":[1,2.5E0,"x"]})");
+  EXPECT_EQ(copy.value(), R"({"a":[1,2.5,"x"]})");
   EXPECT_EQ(copy.stdout_text(), "out\n");
   EXPECT_EQ(copy.stderr_text(), "err\n");
   EXPECT_TRUE(copy.stdout_truncated());
