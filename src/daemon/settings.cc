@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -28,103 +30,123 @@ namespace {
 
 using Apply = std::function<void(const std::string& text, const std::string& what, Settings&)>;
 
+// How a setting reads its text, and the type `--help` shows for it.
+struct Kind {
+  Apply apply;
+  std::string type;
+  bool boolean = false;  // also a switch: --metrics, --no-metrics
+};
+
 // Whole numbers: at least `min`.
 template <typename T>
-Apply count(T Settings::*field, std::uint64_t min) {
-  return [field, min](const std::string& text, const std::string& what, Settings& s) {
-    std::uint64_t value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size())
-      throw std::invalid_argument(what + ": \"" + text + "\" is not a whole number");
-    if (value < min)
-      throw std::invalid_argument(what + ": must be at least " + std::to_string(min));
-    if (value > std::numeric_limits<T>::max()) throw std::invalid_argument(what + ": too large");
-    s.*field = static_cast<T>(value);
-  };
+Kind count(T Settings::*field, std::uint64_t min) {
+  return {
+      [field, min](const std::string& text, const std::string& what, Settings& s) {
+        const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+        std::uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > max))
+          throw std::invalid_argument(what + ": must be at most " + std::to_string(max));
+        if (ec != std::errc() || end != text.data() + text.size())
+          throw std::invalid_argument(what + ": " + core::quoted(text) + " is not a whole number");
+        if (value < min)
+          throw std::invalid_argument(what + ": must be at least " + std::to_string(min));
+        s.*field = static_cast<T>(value);
+      },
+      "INT"};
 }
 
-Apply port(std::uint16_t Settings::*field) {
-  return [field](const std::string& text, const std::string& what, Settings& s) {
-    unsigned value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value > 65535)
-      throw std::invalid_argument(what + ": \"" + text + "\" is not a port (0 to 65535)");
-    s.*field = static_cast<std::uint16_t>(value);
-  };
+Kind port(std::uint16_t Settings::*field) {
+  return {[field](const std::string& text, const std::string& what, Settings& s) {
+            unsigned value = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (ec != std::errc() || end != text.data() + text.size() || value > 65535)
+              throw std::invalid_argument(what + ": " + core::quoted(text) +
+                                          " is not a port (0 to 65535)");
+            s.*field = static_cast<std::uint16_t>(value);
+          },
+          "PORT"};
 }
 
-Apply size(std::uint64_t Settings::*field) {
-  return [field](const std::string& text, const std::string& what, Settings& s) {
-    const std::optional<std::uint64_t> bytes = core::parse_size(text, what);
-    if (!bytes) throw std::invalid_argument(what + ": must be a size, not \"none\"");
-    s.*field = *bytes;
-  };
+Kind size(std::uint64_t Settings::*field) {
+  return {[field](const std::string& text, const std::string& what, Settings& s) {
+            const std::optional<std::uint64_t> bytes = core::parse_size(text, what);
+            if (!bytes) throw std::invalid_argument(what + ": must be a size, not \"none\"");
+            s.*field = *bytes;
+          },
+          "SIZE"};
 }
 
 // Durations: at least 1 ms and no wider than the widest supported timeout;
 // `zero_disables` also accepts "0".
-Apply duration(Milliseconds Settings::*field, bool zero_disables) {
-  return [field, zero_disables](const std::string& text, const std::string& what, Settings& s) {
-    if (zero_disables && (text == "0" || text == "none" || text == "off")) {
-      s.*field = Milliseconds(0);
-      return;
-    }
-    const std::optional<std::chrono::nanoseconds> d = core::parse_duration(text, what);
-    if (!d) throw std::invalid_argument(what + ": must be a duration, not \"none\"");
-    if (*d < std::chrono::milliseconds(1))
-      throw std::invalid_argument(what + ": must be at least 1ms");
-    if (*d > server::kMaxSupportedTimeout)
-      throw std::invalid_argument(what + ": must be at most " +
-                                  std::to_string(server::kMaxSupportedTimeout.count()) +
-                                  "ms, the widest supported timeout");
-    s.*field = std::chrono::duration_cast<Milliseconds>(*d);
-  };
+Kind duration(Milliseconds Settings::*field, bool zero_disables) {
+  return {[field, zero_disables](const std::string& text, const std::string& what, Settings& s) {
+            if (zero_disables && (text == "0" || text == "none" || text == "off")) {
+              s.*field = Milliseconds(0);
+              return;
+            }
+            const std::optional<std::chrono::nanoseconds> d = core::parse_duration(text, what);
+            if (!d) throw std::invalid_argument(what + ": must be a duration, not \"none\"");
+            if (*d < std::chrono::milliseconds(1))
+              throw std::invalid_argument(what + ": must be at least 1ms");
+            // parse_duration refuses anything wider than kMaxDuration.
+            static_assert(core::kMaxDuration == server::kMaxSupportedTimeout);
+            s.*field = std::chrono::duration_cast<Milliseconds>(*d);
+          },
+          "DURATION"};
 }
 
-Apply text(std::string Settings::*field) {
-  return [field](const std::string& text, const std::string&, Settings& s) { s.*field = text; };
+Kind text(std::string Settings::*field, std::string type) {
+  return {[field](const std::string& text, const std::string&, Settings& s) { s.*field = text; },
+          std::move(type)};
 }
 
 // Comma-separated list; empty items are dropped.
-Apply list(std::vector<std::string> Settings::*field) {
-  return [field](const std::string& text, const std::string&, Settings& s) {
-    std::vector<std::string> items;
-    std::size_t at = 0;
-    while (at <= text.size()) {
-      const std::size_t comma = std::min(text.find(',', at), text.size());
-      std::string item = text.substr(at, comma - at);
-      const auto first = item.find_first_not_of(" \t");
-      const auto last = item.find_last_not_of(" \t");
-      if (first != std::string::npos) items.push_back(item.substr(first, last - first + 1));
-      at = comma + 1;
-    }
-    s.*field = std::move(items);
-  };
+Kind list(std::vector<std::string> Settings::*field, std::string type) {
+  return {[field](const std::string& text, const std::string&, Settings& s) {
+            std::vector<std::string> items;
+            std::size_t at = 0;
+            while (at <= text.size()) {
+              const std::size_t comma = std::min(text.find(',', at), text.size());
+              std::string item = text.substr(at, comma - at);
+              const auto first = item.find_first_not_of(" \t");
+              const auto last = item.find_last_not_of(" \t");
+              if (first != std::string::npos) items.push_back(item.substr(first, last - first + 1));
+              at = comma + 1;
+            }
+            s.*field = std::move(items);
+          },
+          std::move(type)};
 }
 
-Apply boolean(bool Settings::*field) {
-  return [field](const std::string& text, const std::string& what, Settings& s) {
-    static const std::set<std::string> yes = {"1", "true", "yes", "on"};
-    static const std::set<std::string> no = {"0", "false", "no", "off"};
-    if (yes.contains(text)) {
-      s.*field = true;
-    } else if (no.contains(text)) {
-      s.*field = false;
-    } else {
-      throw std::invalid_argument(what + ": \"" + text + "\" is not true or false");
-    }
-  };
+Kind boolean(bool Settings::*field) {
+  return {[field](const std::string& text, const std::string& what, Settings& s) {
+            static const std::set<std::string> yes = {"1", "true", "yes", "on"};
+            static const std::set<std::string> no = {"0", "false", "no", "off"};
+            if (yes.contains(text)) {
+              s.*field = true;
+            } else if (no.contains(text)) {
+              s.*field = false;
+            } else {
+              throw std::invalid_argument(what + ": " + core::quoted(text) +
+                                          " is not true or false (also 1/0, yes/no, on/off)");
+            }
+          },
+          "BOOL", true};
 }
 
-Apply one_of(std::string Settings::*field, std::vector<std::string> allowed) {
-  return [field, allowed](const std::string& text, const std::string& what, Settings& s) {
-    if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw std::invalid_argument(what + ": must be one of " + list);
-    }
-    s.*field = text;
-  };
+Kind one_of(std::string Settings::*field, std::vector<std::string> allowed) {
+  std::string type;
+  for (const auto& a : allowed) type += (type.empty() ? "" : "|") + a;
+  return {[field, allowed](const std::string& text, const std::string& what, Settings& s) {
+            if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
+              std::string list;
+              for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+              throw std::invalid_argument(what + ": must be one of " + list);
+            }
+            s.*field = text;
+          },
+          std::move(type)};
 }
 
 std::string format_ms(Milliseconds ms) {
@@ -141,10 +163,9 @@ struct SettingsParser::Declaration {
   std::string default_text;
   Apply apply;
   bool secret = false;
-  bool is_flag = false;  // a switch: --metrics / --no-metrics
-  std::string value;     // what CLI11 stored
+  std::string value;  // what CLI11 stored
   CLI::Option* option = nullptr;
-  CLI::Option* negated = nullptr;
+  CLI::Option* negated = nullptr;  // --no-NAME, for a boolean
 
   std::string flag() const { return "--" + name; }
   std::string env() const {
@@ -157,24 +178,39 @@ struct SettingsParser::Declaration {
 SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   const Settings d;
   const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
-  auto add = [&](std::string name, std::string description, std::string default_text, Apply apply,
+  auto add = [&](std::string name, std::string description, std::string default_text, Kind kind,
                  bool secret = false) {
     auto decl = std::make_shared<Declaration>();
     decl->name = std::move(name);
     decl->description = std::move(description);
     decl->default_text = std::move(default_text);
-    decl->apply = std::move(apply);
+    decl->apply = std::move(kind.apply);
     decl->secret = secret;
+    // The value stays text for CLI11: the setting's own parser reads it, so a
+    // flag and its variable are refused alike, with the same message.
     decl->option = command_.add_option(
         decl->flag(), decl->value,
         decl->description + " [env: " + decl->env() + ", default: " + decl->default_text + "]");
     decl->option->group("Settings");
+    if (kind.boolean) {
+      // `--metrics` alone is true; `--metrics=false` and `--metrics false`
+      // give a value (no setting command takes positional arguments, so the
+      // next word can only be the value). `--no-metrics` takes none.
+      decl->option->expected(0, 1)->default_str("true")->option_text("[" + kind.type + "]");
+      decl->negated = command_.add_flag("--no-" + decl->name)
+                          ->description("Same as " + decl->flag() + "=false")
+                          ->disable_flag_override()
+                          ->group("Settings");
+    } else {
+      decl->option->type_name(kind.type);
+    }
     declarations_.push_back(std::move(decl));
   };
-  add("host", "Address the executor listens on", d.host, text(&Settings::host));
+  add("host", "Address the executor listens on", d.host, text(&Settings::host, "ADDRESS"));
   add("port", "TCP port of the executor (0: any free port)", std::to_string(d.port),
       port(&Settings::port));
-  add("socket", "Unix socket path instead of host and port", "", text(&Settings::socket_path));
+  add("socket", "Unix socket path instead of host and port", "",
+      text(&Settings::socket_path, "PATH"));
   add("max-workers", "Worker processes", cores, count(&Settings::workers, 1));
   add("executions-per-worker", "Concurrent executions inside one worker",
       std::to_string(d.executions_per_worker), count(&Settings::executions_per_worker, 1));
@@ -199,9 +235,12 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       duration(&Settings::shutdown_delay, true));
   add("shutdown-grace", "The whole stop is bounded by this", format_ms(d.shutdown_grace),
       duration(&Settings::shutdown_grace, false));
-  add("auth-token", "Bearer token callers must present", "", text(&Settings::auth_token), true);
-  add("auth-token-file", "File of bearer tokens, one a line", "", text(&Settings::auth_token_file));
-  add("admin-host", "Address of the admin listener", d.admin_host, text(&Settings::admin_host));
+  add("auth-token", "Bearer token callers must present", "", text(&Settings::auth_token, "TOKEN"),
+      true);
+  add("auth-token-file", "File of bearer tokens, one a line", "",
+      text(&Settings::auth_token_file, "FILE"));
+  add("admin-host", "Address of the admin listener", d.admin_host,
+      text(&Settings::admin_host, "ADDRESS"));
   add("admin-port", "Port of the admin listener (0: any free port)", std::to_string(d.admin_port),
       port(&Settings::admin_port));
   add("admin", "Serve the admin listener", "true", boolean(&Settings::admin));
@@ -209,21 +248,22 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   add("log-level", "debug, info, warn or error", d.log_level,
       one_of(&Settings::log_level, {"debug", "info", "warn", "error"}));
   add("log-format", "text or json (one JSON object a line)", "text",
-      [](const std::string& text, const std::string& what, Settings& s) {
-        if (text == "text") {
-          s.log_format = LogFormat::text;
-        } else if (text == "json") {
-          s.log_format = LogFormat::json;
-        } else {
-          throw std::invalid_argument(what + ": must be one of text, json");
-        }
-      });
+      {[](const std::string& text, const std::string& what, Settings& s) {
+         if (text == "text") {
+           s.log_format = LogFormat::text;
+         } else if (text == "json") {
+           s.log_format = LogFormat::json;
+         } else {
+           throw std::invalid_argument(what + ": must be one of text, json");
+         }
+       },
+       "text|json"});
   add("worker", "Program started as `PROGRAM worker` for each worker", "this executable",
-      text(&Settings::worker));
+      text(&Settings::worker, "PROGRAM"));
   add("mcp", "Serve MCP (Streamable HTTP) at /mcp on the executor port", "true",
       boolean(&Settings::mcp));
   add("mcp-manifest", "Command manifests whose commands become MCP tools (comma-separated)", "",
-      list(&Settings::mcp_manifests));
+      list(&Settings::mcp_manifests, "FILE,..."));
   add("mcp-mode",
       "direct (a tool per command) or compact (search_tools, get_tool_details, "
       "call_tool)",
@@ -231,22 +271,25 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   add("mcp-upstream",
       "Upstream MCP servers for code mode: JSON {\"NAME\": {\"command\": [..]} or "
       "{\"url\": \"http://..\"}}, or a file of it",
-      "", [](const std::string& text, const std::string& what, Settings& s) {
-        try {
-          mcp::parse_upstreams(text);
-        } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument(what + ": " + e.what());
-        }
-        s.mcp_upstreams = text;
-      });
+      "",
+      {[](const std::string& text, const std::string& what, Settings& s) {
+         try {
+           mcp::parse_upstreams(text);
+         } catch (const std::invalid_argument& e) {
+           throw std::invalid_argument(what + ": " + e.what());
+         }
+         s.mcp_upstreams = text;
+       },
+       "JSON|FILE"});
   add("mcp-allowed-origins", "Origins allowed to call /mcp besides localhost (comma-separated)", "",
-      list(&Settings::mcp_allowed_origins));
+      list(&Settings::mcp_allowed_origins, "ORIGIN,..."));
   add("mcp-result-budget", "Largest MCP tool result text; larger ones are cut and say so", "64KiB",
-      [](const std::string& text, const std::string& what, Settings& s) {
-        size (&Settings::mcp_result_budget)(text, what, s);
-        if (s.mcp_result_budget < 256)
-          throw std::invalid_argument(what + ": must be at least 256B");
-      });
+      {[](const std::string& text, const std::string& what, Settings& s) {
+         size(&Settings::mcp_result_budget).apply(text, what, s);
+         if (s.mcp_result_budget < 256)
+           throw std::invalid_argument(what + ": must be at least 256B");
+       },
+       "SIZE"});
   add("mcp-max-sessions", "Open MCP sessions at once on /mcp", std::to_string(d.mcp_max_sessions),
       count(&Settings::mcp_max_sessions, 1));
   add("mcp-session-idle", "An MCP session idle this long is ended", "15m",
@@ -261,7 +304,14 @@ std::optional<Settings> SettingsParser::parse(
     Provenance p{decl->flag(), decl->env(), decl->default_text, Source::default_value,
                  decl->secret};
     std::optional<std::string> given;
-    if (decl->option->count() > 0) {
+    if (decl->negated && decl->negated->count() > 0) {
+      if (decl->option->count() > 0) {
+        errors.push_back(decl->flag() + " or " + decl->env() + ": give " + decl->flag() +
+                         " or --no-" + decl->name + ", not both");
+      }
+      given = "false";
+      p.source = Source::flag;
+    } else if (decl->option->count() > 0) {
       given = decl->value;
       p.source = Source::flag;
     } else if (const char* env = getenv(decl->env().c_str()); env && *env) {
@@ -299,6 +349,99 @@ std::optional<Settings> SettingsParser::parse(
   if (!errors.empty()) return std::nullopt;
   if (settings.workers == 0) settings.workers = std::max(1u, std::thread::hardware_concurrency());
   return settings;
+}
+
+std::vector<std::string> SettingsParser::variables() const {
+  std::vector<std::string> names;
+  for (const auto& decl : declarations_) names.push_back(decl->env());
+  return names;
+}
+
+namespace {
+
+// Edit distance (insertions, deletions, substitutions), for suggestions.
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// CORRAL_ variables that are no setting but are read by corral's build and
+// test tools (so a developer's shell is not warned at every start).
+constexpr std::string_view kToolVariables[] = {
+    "CORRAL_WERROR",           // CMake: the default of -DCORRAL_WERROR
+    "CORRAL_SKIP_SANITIZERS",  // scripts/test
+    "CORRAL_BINARY",           // tests/e2e: the corral under test
+    "CORRAL_TEST_SERVER",      // tests/e2e: the test executor server
+    "CORRAL_WORKLOADS_JSON",   // bench/peers
+};
+
+}  // namespace
+
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& names) {
+  CLI::App scratch;
+  const std::vector<std::string> settings = SettingsParser(scratch).variables();
+  std::vector<std::string> warnings;
+  constexpr std::string_view kPrefix = "CORRAL_";
+  for (const std::string& name : names) {
+    if (name.size() <= kPrefix.size() || name.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    if (std::find(settings.begin(), settings.end(), name) != settings.end()) continue;
+    if (std::find(std::begin(kToolVariables), std::end(kToolVariables), name) !=
+        std::end(kToolVariables))
+      continue;
+    // The settings it may have meant: the closest typo (at most a third of
+    // the letters wrong; ties all named) and any longer name it is part of
+    // (CORRAL_WORKERS for CORRAL_MAX_WORKERS); the closest first, three at
+    // most.
+    const std::string_view given = std::string_view(name).substr(kPrefix.size());
+    std::vector<std::pair<std::size_t, std::string>> close;
+    std::size_t best = std::numeric_limits<std::size_t>::max();
+    for (const std::string& setting : settings) {
+      const std::string_view candidate = std::string_view(setting).substr(kPrefix.size());
+      const std::size_t d = distance(given, candidate);
+      const std::size_t typo =
+          std::max<std::size_t>(2, std::min(given.size(), candidate.size()) / 3);
+      const bool part = candidate.find(given) != std::string_view::npos;
+      if (d <= typo || part) close.emplace_back(d, setting);
+      if (d <= typo) best = std::min(best, d);
+    }
+    std::erase_if(close, [&](const auto& c) {
+      const std::string_view candidate = std::string_view(c.second).substr(kPrefix.size());
+      return c.first != best && candidate.find(given) == std::string_view::npos;
+    });
+    std::stable_sort(close.begin(), close.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (close.size() > 3) close.resize(3);
+    const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    std::string warning = (plain ? name : core::quoted(name)) + " names no setting; it is ignored";
+    for (std::size_t i = 0; i < close.size(); ++i) {
+      warning += i == 0 ? " (did you mean " : i + 1 == close.size() ? " or " : ", ";
+      warning += close[i].second;
+    }
+    if (!close.empty()) warning += "?)";
+    warnings.push_back(std::move(warning));
+  }
+  return warnings;
+}
+
+std::vector<std::string> environment_names(char** env) {
+  std::vector<std::string> names;
+  for (char** e = env; e && *e; ++e) {
+    const char* equals = std::strchr(*e, '=');
+    names.emplace_back(*e, equals ? static_cast<std::size_t>(equals - *e) : std::strlen(*e));
+  }
+  return names;
 }
 
 std::vector<std::string> describe_non_defaults(const std::vector<Provenance>& provenance) {

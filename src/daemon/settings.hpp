@@ -1,7 +1,8 @@
 // src/daemon/settings.hpp: every setting of `corral serve`, declared once.
 //
-// Each setting has a flag (--max-queue), an environment variable
-// (CORRAL_MAX_QUEUE), a description, a default and a validation. A flag beats
+// Each setting has a flag (--max-queue; a boolean also --no-metrics), an
+// environment variable (CORRAL_MAX_QUEUE), a type shown in --help (INT,
+// DURATION, SIZE, BOOL, ...), a description, a default and a validation. A flag beats
 // the variable and the variable beats the default; the daemon remembers where
 // each value came from (`corral check` and /__config__ print it).
 // Validation reports every problem at once, one line each, naming both
@@ -93,6 +94,9 @@ class SettingsParser {
   // Where each value came from, in declaration order (valid after parse).
   const std::vector<Provenance>& provenance() const noexcept { return provenance_; }
 
+  // Every setting's environment variable, in declaration order.
+  std::vector<std::string> variables() const;
+
   struct Declaration;
 
  private:
@@ -100,6 +104,16 @@ class SettingsParser {
   std::vector<std::shared_ptr<Declaration>> declarations_;
   mutable std::vector<Provenance> provenance_;
 };
+
+// A warning for each CORRAL_ variable among `names` that is neither a
+// setting nor one the build and test tools read, naming the closest setting
+// when one is close ("CORRAL_MAX_WORKER names no setting; it is ignored (did
+// you mean CORRAL_MAX_WORKERS?)"). A mistyped variable would otherwise leave
+// its setting at the default without a word.
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& names);
+
+// The names of the variables in `env` (an environ-style array).
+std::vector<std::string> environment_names(char** env);
 
 // "--max-workers is 1, from the flag." one line each for the settings away
 // from their default, or "Every setting is at its default.".

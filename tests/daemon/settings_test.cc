@@ -105,3 +105,127 @@ TEST(Settings, OneTranslationToServerOptionsWithDerivedDrain) {
 
 }  // namespace
 }  // namespace corral::daemon
+
+namespace corral::daemon {
+namespace {
+
+// Parses `args` as CLI11 does in the binary; returns CLI11's refusal, or "".
+std::string cli_refusal(std::vector<std::string> args) {
+  CLI::App app;
+  SettingsParser parser(app);
+  std::vector<const char*> argv{"corral"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Settings, BooleansAreSwitchesAndTakeValues) {
+  auto metrics = [](std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    Parsed p = parse(std::move(args), std::move(env));
+    EXPECT_TRUE(p.settings) << ::testing::PrintToString(p.errors);
+    return p.settings ? std::optional<bool>(p.settings->metrics) : std::nullopt;
+  };
+  EXPECT_EQ(metrics({}), true);
+  EXPECT_EQ(metrics({"--no-metrics"}), false);
+  EXPECT_EQ(metrics({"--metrics=false"}), false);
+  EXPECT_EQ(metrics({"--metrics", "false"}), false);
+  EXPECT_EQ(metrics({"--metrics", "off", "--max-queue", "3"}), false);
+  EXPECT_EQ(metrics({"--metrics", "--max-queue", "3"}), true);  // a switch before another flag
+  EXPECT_EQ(metrics({"--metrics"}, {{"CORRAL_METRICS", "false"}}), true);  // the flag wins
+  EXPECT_EQ(metrics({"--no-metrics"}, {{"CORRAL_METRICS", "true"}}), false);
+  EXPECT_EQ(metrics({}, {{"CORRAL_METRICS", "no"}}), false);
+  Parsed negated = parse({"--no-admin", "--no-mcp"});
+  ASSERT_TRUE(negated.settings);
+  EXPECT_FALSE(negated.settings->admin);
+  EXPECT_FALSE(negated.settings->mcp);
+  EXPECT_EQ(describe_non_defaults(negated.provenance),
+            (std::vector<std::string>{"--admin is false, from the flag.",
+                                      "--mcp is false, from the flag."}));
+  Parsed bad = parse({"--metrics", "maybe"});
+  EXPECT_FALSE(bad.settings);
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_EQ(bad.errors[0],
+            "--metrics or CORRAL_METRICS: \"maybe\" is not true or false (also 1/0, yes/no, "
+            "on/off)");
+  Parsed both = parse({"--metrics", "--no-metrics"});
+  EXPECT_FALSE(both.settings);
+  EXPECT_EQ(both.errors,
+            std::vector<std::string>{
+                "--metrics or CORRAL_METRICS: give --metrics or --no-metrics, not both"});
+  // A negation that undoes itself is a usage error; --no-metrics=true is
+  // only wordy.
+  EXPECT_NE(cli_refusal({"--no-metrics=false"}), "");
+  EXPECT_EQ(metrics({"--no-metrics=true"}), false);
+}
+
+TEST(Settings, HelpShowsEachSettingsType) {
+  CLI::App app;
+  SettingsParser parser(app);
+  const std::string help = app.help();
+  for (const char* shown :
+       {"--timeout DURATION", "--memory-limit SIZE", "--max-queue INT", "--port PORT",
+        "--metrics [BOOL]", "--no-metrics", "--log-format text|json", "--host ADDRESS",
+        "--mcp-result-budget SIZE", "--auth-token-file FILE"}) {
+    EXPECT_NE(help.find(shown), std::string::npos) << shown << "\n" << help;
+  }
+  EXPECT_EQ(help.find("TEXT"), std::string::npos) << help;
+}
+
+TEST(Settings, CountsRefuseOverflowWithTheBound) {
+  Parsed p = parse({"--max-queue", "99999999999999999999", "--mcp-max-sessions", "-1"},
+                   {{"CORRAL_PORT", "65536"}});
+  EXPECT_FALSE(p.settings);
+  ASSERT_EQ(p.errors.size(), 3u) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.errors[0], "--port or CORRAL_PORT: \"65536\" is not a port (0 to 65535)");
+  EXPECT_EQ(p.errors[1], "--max-queue or CORRAL_MAX_QUEUE: must be at most " +
+                             std::to_string(std::numeric_limits<std::size_t>::max()));
+  EXPECT_EQ(p.errors[2],
+            "--mcp-max-sessions or CORRAL_MCP_MAX_SESSIONS: \"-1\" is not a whole number");
+}
+
+TEST(Settings, SizesAndDurationsSayWhatTheyAccept) {
+  Parsed p = parse({"--memory-limit", "64 parsecs", "--timeout", "1e10"},
+                   {{"CORRAL_RESPONSE_LIMIT", "16MB"}, {"CORRAL_MCP_RESULT_BUDGET", "64k"}});
+  EXPECT_FALSE(p.settings);
+  ASSERT_EQ(p.errors.size(), 2u) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.errors[0].rfind("--timeout or CORRAL_TIMEOUT: \"1e10\" is too long (at most", 0), 0u)
+      << p.errors[0];
+  EXPECT_EQ(p.errors[1].rfind("--memory-limit or CORRAL_MEMORY_LIMIT: \"parsecs\" is not a size "
+                              "unit; a size is a number of bytes",
+                              0),
+            0u)
+      << p.errors[1];
+  Parsed units =
+      parse({}, {{"CORRAL_RESPONSE_LIMIT", "16MB"}, {"CORRAL_MCP_RESULT_BUDGET", "64k"}});
+  ASSERT_TRUE(units.settings);
+  EXPECT_EQ(units.settings->response_limit, 16'000'000u);
+  EXPECT_EQ(units.settings->mcp_result_budget, 65536u);
+}
+
+TEST(Settings, VariablesThatNameNoSettingAreReportedWithTheClosest) {
+  const std::vector<std::string> warnings = unknown_variable_warnings(
+      {"CORRAL_MAX_WORKER", "CORRAL_WORKERS", "CORRAL_TIMEOUTS", "CORRAL_MEMORY", "CORRAL_PORT",
+       "CORRAL_MCP_MODE", "CORRAL_BINARY", "CORRAL_TEST_SERVER", "CORRAL_WERROR", "PATH",
+       "corral_port", "CORRAL_", "CORRAL_XYZZY_PLUGH_FROBNICATE", "CORRAL_A\x01"});
+  const std::vector<std::string> expected = {
+      "CORRAL_MAX_WORKER names no setting; it is ignored (did you mean CORRAL_MAX_WORKERS?)",
+      "CORRAL_WORKERS names no setting; it is ignored (did you mean CORRAL_WORKER or "
+      "CORRAL_MAX_WORKERS?)",
+      "CORRAL_TIMEOUTS names no setting; it is ignored (did you mean CORRAL_TIMEOUT?)",
+      "CORRAL_MEMORY names no setting; it is ignored (did you mean CORRAL_MEMORY_LIMIT?)",
+      "CORRAL_XYZZY_PLUGH_FROBNICATE names no setting; it is ignored",
+      "\"CORRAL_A\\x01\" names no setting; it is ignored",
+  };
+  EXPECT_EQ(warnings, expected);
+  EXPECT_EQ(environment_names(nullptr), std::vector<std::string>{});
+  char a[] = "CORRAL_PORT=1", b[] = "EMPTY=", c[] = "ODD";
+  char* env[] = {a, b, c, nullptr};
+  EXPECT_EQ(environment_names(env), (std::vector<std::string>{"CORRAL_PORT", "EMPTY", "ODD"}));
+}
+
+}  // namespace
+}  // namespace corral::daemon
