@@ -107,16 +107,23 @@ int run_call(const std::string& manifest, const std::string& name, const std::st
 void add_command_commands(CLI::App& app, Action& action) {
   auto* tools = app.add_subcommand("tools", "List a manifest's operations and their schemas");
   auto manifest = std::make_shared<std::string>();
-  tools->add_option("--manifest", *manifest, "Manifest file (YAML or JSON)")->required();
+  tools->add_option("--manifest", *manifest, "Manifest file (YAML or JSON)")
+      ->required()
+      ->type_name("FILE");
   tools->callback([&action, manifest] { action = [manifest] { return print_tools(*manifest); }; });
 
   auto* call = app.add_subcommand("call", "Run one operation of a manifest");
   auto call_manifest = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
   auto input = std::make_shared<std::string>("{}");
-  call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON)")->required();
-  call->add_option("name", *name, "Operation name (see `corral tools`)")->required();
-  call->add_option("input", *input, R"(Input JSON: {"flags":{...},"args":[...]})");
+  call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON)")
+      ->required()
+      ->type_name("FILE");
+  call->add_option("name", *name, "Operation name (see `corral tools`)")
+      ->required()
+      ->type_name("NAME");
+  call->add_option("input", *input, R"(Input JSON: {"flags":{...},"args":[...]})")
+      ->type_name("JSON");
   call->callback([&action, call_manifest, name, input] {
     action = [call_manifest, name, input] { return run_call(*call_manifest, *name, *input); };
   });

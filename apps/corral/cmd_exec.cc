@@ -129,16 +129,23 @@ void add_exec_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ExecFlags>();
   CLI::App* exec =
       app.add_subcommand("exec", "Run a JavaScript or Ruby file on an executor server");
-  exec->add_option("--server", flags->server, "Executor server URL (ws://HOST:PORT)")->required();
-  exec->add_option("file", flags->file, "Script to run, or - to read it from stdin")->required();
+  exec->add_option("--server", flags->server, "Executor server URL (ws://HOST:PORT)")
+      ->required()
+      ->type_name("URL");
+  exec->add_option("file", flags->file, "Script to run, or - to read it from stdin")
+      ->required()
+      ->type_name("FILE");
   exec->add_flag("--echo", flags->echo, "Offer codemode.echo(input), which answers with its input");
   exec->add_option("--manifest", flags->manifest,
-                   "Offer a manifest's bound commands as tools (run here, per call)");
+                   "Offer a manifest's bound commands as tools (run here, per call)")
+      ->type_name("FILE");
   exec->add_option("--timeout", flags->timeout,
-                   "Ask for this timeout (e.g. 5s, 250ms; none asks for the server's ceiling)");
+                   "Ask for this timeout (e.g. 5s, 250ms; none asks for the server's ceiling)")
+      ->type_name("DURATION");
   exec->add_option("--language", flags->language,
-                   "javascript or ruby (default: ruby for .rb files, else javascript)");
-  exec->add_option("--token", flags->token, "Send Authorization: Bearer TOKEN");
+                   "javascript or ruby (default: ruby for .rb files, else javascript)")
+      ->type_name("javascript|ruby");
+  exec->add_option("--token", flags->token, "Send Authorization: Bearer TOKEN")->type_name("TOKEN");
   exec->add_flag("--json", flags->json, "Print the result envelope as JSON");
   exec->callback([&action, flags] { action = [flags] { return run_exec(*flags); }; });
 }

@@ -20,11 +20,11 @@ namespace {
 int serve_mcp(const daemon::SettingsParser& parser) {
   // A client that closed our stdout must not kill us mid-cleanup.
   ::signal(SIGPIPE, SIG_IGN);
-  std::vector<std::string> errors;
-  std::optional<daemon::Settings> settings = parser.parse(errors);
-  for (const std::string& e : errors) std::fprintf(stderr, "corral: %s\n", e.c_str());
+  std::vector<std::string> warnings;
+  std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
   if (!settings) return kExitFailure;
   daemon::Log log(settings->log_level, settings->log_format);
+  for (const std::string& w : warnings) log.warn(w);
   const server::Options server_options = daemon::to_server_options(*settings);
   pool::WorkerPool pool(server_options.pool);
   std::shared_ptr<mcp::Service> service;

@@ -91,21 +91,29 @@ void add_run_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* run =
       app.add_subcommand("run", "Run a JavaScript or Ruby file (or - for stdin) in the sandbox");
-  run->add_option("file", flags->file, "Script to run, or - to read it from stdin")->required();
+  run->add_option("file", flags->file, "Script to run, or - to read it from stdin")
+      ->required()
+      ->type_name("FILE");
   run->add_option("--timeout", flags->timeout, "Wall-clock limit per run (e.g. 5s, 250ms, none)")
+      ->type_name("DURATION")
       ->capture_default_str();
   run->add_option("--memory-limit", flags->memory_limit,
                   "Heap + ArrayBuffer limit (e.g. 64MiB, none)")
+      ->type_name("SIZE")
       ->capture_default_str();
   run->add_option("--stdout-limit", flags->stdout_limit, "Bytes of stdout kept (or none)")
+      ->type_name("SIZE")
       ->capture_default_str();
   run->add_option("--stderr-limit", flags->stderr_limit, "Bytes of stderr kept (or none)")
+      ->type_name("SIZE")
       ->capture_default_str();
   run->add_option("--profile", flags->profile,
                   "hermetic (frozen clock, fixed random) or permissive")
+      ->type_name("hermetic|permissive")
       ->capture_default_str();
   run->add_option("--language", flags->language,
-                  "javascript or ruby (default: ruby for .rb files, else javascript)");
+                  "javascript or ruby (default: ruby for .rb files, else javascript)")
+      ->type_name("javascript|ruby");
   run->add_flag("--json", flags->json, "Print the whole Execution (or the failure) as JSON");
   run->add_flag("--code-mode", flags->code_mode,
                 "Accept code-mode shapes (async () => {...}, a function body) and await them");

@@ -6,8 +6,7 @@
 #include <iostream>
 #include <system_error>
 
-#include <boost/json.hpp>
-
+#include "core/json.hpp"
 #include "corral/process.hpp"
 #include "daemon/admin.hpp"
 #include "daemon/check.hpp"
@@ -17,16 +16,36 @@
 #include "pool/lockdown.hpp"
 #include "subcommands.hpp"
 
+extern char** environ;
+
 namespace corral::app {
 
-namespace {
+namespace json = core::json;
 
-std::optional<daemon::Settings> settings_or_report(const daemon::SettingsParser& parser) {
+std::vector<std::string> environment_warnings() {
+  return daemon::unknown_variable_warnings(daemon::environment_names(environ));
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::fprintf(stderr, "corral: warning: %s\n", w.c_str());
+}
+
+std::optional<daemon::Settings> parse_settings(const daemon::SettingsParser& parser,
+                                               std::vector<std::string>& warnings) {
+  warnings = environment_warnings();
   std::vector<std::string> errors;
   std::optional<daemon::Settings> settings = parser.parse(errors);
+  if (!settings) {
+    // No log yet: the warnings go with the errors (a mistyped variable may
+    // be why a setting is at a value that was refused).
+    print_warnings(warnings);
+    warnings.clear();
+  }
   for (const std::string& e : errors) std::fprintf(stderr, "corral: %s\n", e.c_str());
   return settings;
 }
+
+namespace {
 
 // SIGTERM and SIGINT are taken by sigwait on the main thread; every thread
 // started later inherits the blocked mask (workers get a clean one).
@@ -41,11 +60,13 @@ sigset_t block_stop_signals() {
 
 int serve(const daemon::SettingsParser& parser) {
   const sigset_t stop_signals = block_stop_signals();
-  std::optional<daemon::Settings> settings = settings_or_report(parser);
+  std::vector<std::string> warnings;
+  std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
   if (!settings) return kExitFailure;
   // Probed before any thread exists (it forks).
   const pool::Protections protections = pool::probe_protections();
   daemon::Log log(settings->log_level, settings->log_format);
+  for (const std::string& w : warnings) log.warn(w);
   daemon::Daemon d(*settings, parser.provenance(), log, protections);
   try {
     d.start();
@@ -77,7 +98,9 @@ int serve(const daemon::SettingsParser& parser) {
 }
 
 int check(const daemon::SettingsParser& parser, bool as_json) {
-  std::optional<daemon::Settings> settings = settings_or_report(parser);
+  std::vector<std::string> warnings;
+  std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
+  print_warnings(warnings);
   if (!settings) return kExitFailure;
   const pool::Protections protections = pool::probe_protections();
   const daemon::CheckResult result = daemon::run_check(*settings);
@@ -85,20 +108,20 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
   const bool ok = result.ok && locked;
   const std::vector<std::string> lines = daemon::describe_non_defaults(parser.provenance());
   if (as_json) {
-    boost::json::object o{{"ok", ok},
-                          {"value", result.value},
-                          {"seconds", result.seconds},
-                          {"protections", boost::json::parse(pool::to_json(protections))}};
+    json::object o{{"ok", ok},
+                   {"value", result.value},
+                   {"seconds", result.seconds},
+                   {"protections", json::parse(pool::to_json(protections))}};
     if (!result.failure.empty()) o["failure"] = result.failure;
     if (!locked) o["failure"] = "the worker cannot lock itself down (no_new_privs and seccomp)";
-    boost::json::array settings_lines;
+    json::array settings_lines;
     for (const auto& line : lines) settings_lines.emplace_back(line);
     o["settings"] = std::move(settings_lines);
-    boost::json::array units;
+    json::array units;
     for (process::UnitKind unit : process::available_units())
       units.emplace_back(std::string(process::to_string(unit)));
     o["containment"] = std::move(units);
-    std::printf("%s\n", boost::json::serialize(o).c_str());
+    std::printf("%s\n", json::serialize(o).c_str());
   } else {
     if (ok) {
       std::printf("check: ok: a hardened worker returned 42 in %.0f ms\n", result.seconds * 1000);
@@ -117,16 +140,48 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
   return ok ? kExitClean : kExitCannotSandbox;
 }
 
-int ask_admin(const std::string& host, std::uint16_t port, std::string_view method,
-              std::string_view path) {
+// The daemon's answer, or nullopt after saying on stderr why there is none.
+std::optional<daemon::AdminResponse> ask_admin(const std::string& host, std::uint16_t port,
+                                               std::string_view method, std::string_view path) {
+  print_warnings(environment_warnings());
   try {
-    const daemon::AdminResponse response = daemon::admin_request(host, port, method, path);
-    std::printf("%s", response.body.c_str());
-    return response.status == 200 ? kExitClean : kExitFailure;
+    daemon::AdminResponse response = daemon::admin_request(host, port, method, path);
+    if (response.status != 200) {
+      std::fprintf(stderr, "corral: the admin listener at %s:%u answered %d: %s", host.c_str(),
+                   static_cast<unsigned>(port), response.status, response.body.c_str());
+      return std::nullopt;
+    }
+    return response;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "corral: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
+int print_admin(const std::string& host, std::uint16_t port, std::string_view method,
+                std::string_view path) {
+  const std::optional<daemon::AdminResponse> response = ask_admin(host, port, method, path);
+  if (!response) return kExitFailure;
+  std::printf("%s", response->body.c_str());
+  return kExitClean;
+}
+
+int print_status(const std::string& host, std::uint16_t port, bool as_json) {
+  const std::optional<daemon::AdminResponse> response = ask_admin(host, port, "GET", "/__status__");
+  if (!response) return kExitFailure;
+  if (as_json) {
+    std::printf("%s", response->body.c_str());
+    return kExitClean;
+  }
+  try {
+    for (const std::string& line : describe_status(json::parse(response->body).as_object()))
+      std::printf("%s\n", line.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "corral: the daemon's status is not what this corral reads (%s): %s",
+                 e.what(), response->body.c_str());
     return kExitFailure;
   }
+  return kExitClean;
 }
 
 }  // namespace
@@ -152,16 +207,21 @@ void add_daemon_commands(CLI::App& app, Action& action) {
   auto add_admin_flags = [&](CLI::App* cmd) {
     cmd->add_option("--admin-host", *admin_host, "Address of the daemon's admin listener")
         ->envname("CORRAL_ADMIN_HOST")
+        ->type_name("ADDRESS")
         ->capture_default_str();
     cmd->add_option("--admin-port", *admin_port, "Port of the daemon's admin listener")
         ->envname("CORRAL_ADMIN_PORT")
+        ->type_name("PORT")
         ->capture_default_str();
   };
-  auto* status_cmd = app.add_subcommand("status", "Print a running daemon's status (JSON)");
+  auto* status_cmd = app.add_subcommand(
+      "status", "Print a running daemon's status: workers, executions, queue, protections");
   add_admin_flags(status_cmd);
-  status_cmd->callback([&action, admin_host, admin_port] {
-    action = [admin_host, admin_port] {
-      return ask_admin(*admin_host, *admin_port, "GET", "/__status__");
+  auto status_json = std::make_shared<bool>(false);
+  status_cmd->add_flag("--json", *status_json, "Print the admin listener's JSON (/__status__)");
+  status_cmd->callback([&action, admin_host, admin_port, status_json] {
+    action = [admin_host, admin_port, status_json] {
+      return print_status(*admin_host, *admin_port, *status_json);
     };
   });
   auto* maintenance_cmd =
@@ -169,12 +229,13 @@ void add_daemon_commands(CLI::App& app, Action& action) {
   add_admin_flags(maintenance_cmd);
   auto mode = std::make_shared<std::string>("status");
   maintenance_cmd->add_option("mode", *mode, "on, off or status")
+      ->type_name("on|off|status")
       ->check(CLI::IsMember({"on", "off", "status"}))
       ->capture_default_str();
   maintenance_cmd->callback([&action, admin_host, admin_port, mode] {
     action = [admin_host, admin_port, mode] {
       const std::string_view method = *mode == "on" ? "PUT" : *mode == "off" ? "DELETE" : "GET";
-      return ask_admin(*admin_host, *admin_port, method, "/__maintenance__");
+      return print_admin(*admin_host, *admin_port, method, "/__maintenance__");
     };
   });
 }

@@ -1,24 +1,123 @@
-// How `corral check` prints the worker protections.
+// How `corral check` prints the worker protections, and how `corral status`
+// summarises a running daemon's /__status__ for a person.
 #include <cstdio>
+#include <utility>
 
 #include "subcommands.hpp"
 
 namespace corral::app {
 
+namespace {
+
+namespace json = core::json;
+
+// The protections' keys in pool::to_json, and how people call them.
+constexpr std::pair<const char*, const char*> kProtections[] = {
+    {"user_namespace", "user namespace"},   {"network_namespace", "network namespace"},
+    {"pid_namespace", "pid namespace"},     {"parent_death_signal", "parent-death signal"},
+    {"fds_closed", "inherited fds closed"}, {"rlimits", "rlimits"},
+    {"no_new_privs", "no_new_privs"},       {"seccomp", "seccomp allow-list"},
+};
+
+std::uint64_t count(const json::value& v) {
+  if (v.is_uint64()) return v.get_uint64();
+  if (v.is_int64() && v.get_int64() > 0) return static_cast<std::uint64_t>(v.get_int64());
+  return 0;
+}
+
+// "1 retired, 2 crashed": the non-zero counts of `counts`, in its order.
+std::string nonzero_counts(const json::object& counts) {
+  std::string out;
+  for (const auto& [name, n] : counts) {
+    if (count(n) == 0) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(count(n)) + " " + std::string(name);
+  }
+  return out;
+}
+
+std::string uptime(double seconds) {
+  const auto s = static_cast<std::uint64_t>(seconds > 0 ? seconds : 0);
+  const std::uint64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60, sec = s % 60;
+  if (d > 0) return std::to_string(d) + "d " + std::to_string(h) + "h";
+  if (h > 0) return std::to_string(h) + "h " + std::to_string(m) + "m";
+  if (m > 0) return std::to_string(m) + "m " + std::to_string(sec) + "s";
+  return std::to_string(sec) + "s";
+}
+
+}  // namespace
+
 void print_protections(const pool::Protections& p) {
-  auto line = [](const char* name, bool active) {
-    std::printf("  %-22s %s\n", name, active ? "active" : "not available");
-  };
+  const bool active[] = {
+      p.user_namespace, p.network_namespace, p.pid_namespace, p.parent_death_signal,
+      p.fds_closed,     p.rlimits,           p.no_new_privs,  p.seccomp};
   std::printf("Worker protections on this machine:\n");
-  line("user namespace", p.user_namespace);
-  line("network namespace", p.network_namespace);
-  line("pid namespace", p.pid_namespace);
-  line("parent-death signal", p.parent_death_signal);
-  line("inherited fds closed", p.fds_closed);
-  line("rlimits", p.rlimits);
-  line("no_new_privs", p.no_new_privs);
-  line("seccomp allow-list", p.seccomp);
+  for (std::size_t i = 0; i < std::size(kProtections); ++i)
+    std::printf("  %-22s %s\n", kProtections[i].second, active[i] ? "active" : "not available");
   for (const std::string& note : p.notes) std::printf("  note: %s\n", note.c_str());
+}
+
+std::vector<std::string> describe_status(const json::object& status) {
+  std::vector<std::string> lines;
+  const bool accepting = status.at("accepting").as_bool();
+  const bool draining = status.at("draining").as_bool();
+  const std::string state = accepting  ? "accepting"
+                            : draining ? "draining (stopping)"
+                                       : "in maintenance (new connections refused)";
+  double up = 0;
+  if (const json::value* u = status.if_contains("uptime_seconds"); u && u->is_number())
+    up = u->to_number<double>();
+  lines.push_back("corral serve on " + std::string(status.at("address").as_string()) + ": " +
+                  state + ", up " + uptime(up));
+
+  const json::object& workers = status.at("workers").as_object();
+  std::string line = "  workers      " + std::to_string(count(workers.at("live"))) + " live, " +
+                     std::to_string(count(workers.at("started"))) + " started";
+  if (const std::string exits = nonzero_counts(workers.at("exits").as_object()); !exits.empty())
+    line += "; exits: " + exits;
+  lines.push_back(std::move(line));
+
+  const json::object& executions = status.at("executions").as_object();
+  line = "  executions   " + std::to_string(count(executions.at("running"))) + " running";
+  const std::string outcomes = nonzero_counts(executions.at("by_outcome").as_object());
+  line += "; " + (outcomes.empty() ? std::string("none finished yet") : outcomes);
+  lines.push_back(std::move(line));
+
+  line = "  queue        " + std::to_string(count(status.at("queue").at("depth"))) + " waiting";
+  if (const std::string refused = nonzero_counts(status.at("rejections").as_object());
+      !refused.empty())
+    line += "; refused: " + refused;
+  lines.push_back(std::move(line));
+  lines.push_back("  tool calls   " + std::to_string(count(status.at("tool_calls"))));
+
+  const json::object& protections = status.at("protections").as_object();
+  std::string missing;
+  std::size_t active = 0;
+  for (const auto& [key, name] : kProtections) {
+    const json::value* v = protections.if_contains(key);
+    if (v && v->is_bool() && v->get_bool()) {
+      ++active;
+    } else {
+      missing += (missing.empty() ? "" : ", ") + std::string(name);
+    }
+  }
+  line = "  protections  " + std::to_string(active) + " of " +
+         std::to_string(std::size(kProtections)) + " active";
+  if (!missing.empty()) line += "; not available: " + missing;
+  lines.push_back(std::move(line));
+  if (const json::value* notes = protections.if_contains("notes"); notes && notes->is_array()) {
+    for (const json::value& note : notes->get_array())
+      if (note.is_string())
+        lines.push_back("               note: " + std::string(note.get_string()));
+  }
+
+  std::string units;
+  if (const json::value* c = status.if_contains("containment"); c && c->is_array()) {
+    for (const json::value& unit : c->get_array())
+      if (unit.is_string()) units += (units.empty() ? "" : ", ") + std::string(unit.get_string());
+  }
+  lines.push_back("  containment  " + (units.empty() ? std::string("none") : units) +
+                  " (for bound commands)");
+  return lines;
 }
 
 }  // namespace corral::app

@@ -341,6 +341,47 @@ TEST(Admin, StatusConfigAndUnknownRoutes) {
   EXPECT_EQ(d.admin("GET", "/healthz").status, 404);
 }
 
+TEST(Admin, StatusSummarisesForPeopleAndPrintsTheJsonOnRequest) {
+  Daemon d({"--max-workers", "1"}, {"CORRAL_MAX_WORKER=1"});
+  auto client = corral::client::Client::connect(d.url());
+  EXPECT_TRUE(client->execute(request("async () => 1")).ok());
+  corral::client::ExecuteRequest spin = request("async () => { while (true) {} }");
+  spin.timeout = corral::client::Timeout::of(100ms);
+  EXPECT_EQ(client->execute(spin).failure->code, corral::FailureCode::timeout);
+  const std::string port = std::to_string(d.admin_port);
+
+  Process summary({kCorral, "status", "--admin-port", port});
+  EXPECT_EQ(summary.wait(), 0);
+  const std::string text = summary.stdout_rest();
+  EXPECT_NE(text.find("corral serve on 127.0.0.1:" + std::to_string(d.port) + ": accepting, up "),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n  workers      [0-9]+ live, [0-9]+ started")))
+      << text;
+  EXPECT_NE(text.find("\n  executions   0 running; 1 ok, 1 timeout\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  queue        0 waiting\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  protections  "), std::string::npos) << text;
+  EXPECT_EQ(text.find('{'), std::string::npos) << "no JSON without --json: " << text;
+
+  Process json({kCorral, "status", "--json", "--admin-port", port});
+  EXPECT_EQ(json.wait(), 0);
+  const std::string body = json.stdout_rest();
+  const auto o = boost::json::parse(body).as_object();
+  EXPECT_EQ(o.at("executions").at("by_outcome").at("timeout").as_int64(), 1);
+  // Numbers as numbers: Boost.JSON's writer printed 2.803851215E0.
+  EXPECT_EQ(body.find("E0"), std::string::npos) << body;
+  EXPECT_TRUE(std::regex_search(body, std::regex(R"("uptime_seconds":[0-9]+\.[0-9]+,)"))) << body;
+
+  // The mistyped variable was reported in the log, with the setting meant.
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(), 0);
+  EXPECT_NE(d.process.stderr_text().find(
+                "warn  CORRAL_MAX_WORKER names no setting; it is ignored (did you mean "
+                "CORRAL_MAX_WORKERS?)"),
+            std::string::npos)
+      << d.process.stderr_text();
+}
+
 TEST(Admin, BearerTokenGuardsTheExecutor) {
   Daemon d({"--auth-token", "s3cret"});
   try {
@@ -361,9 +402,13 @@ TEST(Admin, MaintenanceFromTheCommandLine) {
   EXPECT_NE(on.stdout_rest().find("\"maintenance\":true"), std::string::npos);
   EXPECT_EQ(d.get("/readyz").status, 503);
   EXPECT_EQ(d.get("/healthz").status, 200);
-  Process status({kCorral, "status", "--admin-port", port});
+  Process status({kCorral, "status", "--json", "--admin-port", port});
   EXPECT_EQ(status.wait(), 0);
   EXPECT_NE(status.stdout_rest().find("\"accepting\":false"), std::string::npos);
+  Process summary({kCorral, "status", "--admin-port", port});
+  EXPECT_EQ(summary.wait(), 0);
+  EXPECT_NE(summary.stdout_rest().find(": in maintenance (new connections refused), up "),
+            std::string::npos);
   Process off({kCorral, "maintenance", "off", "--admin-port", port});
   EXPECT_EQ(off.wait(), 0);
   EXPECT_EQ(d.get("/readyz").status, 200);
