@@ -67,8 +67,14 @@ std::string_view to_string(Language language) noexcept;
 
 // Options: the per-run bounds. Every cap accepts std::nullopt ("none").
 struct Options {
-  // Absolute wall-clock time from run entry; time spent in tools counts.
+  // Wall-clock time of the run itself, from the moment it has the Sandbox
+  // (time spent waiting for another thread's run does not count; time spent
+  // in tools does). At most 365 days.
   std::optional<std::chrono::duration<double>> timeout = std::chrono::seconds(60);
+  // Longest a run waits for the Sandbox while another thread's run holds it;
+  // past it the run fails with busy (CapacityError) and nothing ran. At most
+  // 365 days.
+  std::optional<std::chrono::duration<double>> queue_timeout = std::chrono::seconds(60);
   // Bytes of JavaScript heap plus ArrayBuffer memory a run may hold past the
   // fresh context's baseline.
   std::optional<std::uint64_t> memory_limit = std::uint64_t{64} << 20;
@@ -84,7 +90,8 @@ struct Options {
 };
 
 // Throws std::invalid_argument naming the first bad option (zero, negative,
-// non-finite, unknown profile). Sandbox's constructor calls it.
+// non-finite, a duration past 365 days, unknown profile). Sandbox's
+// constructor calls it.
 void validate(const Options& options);
 
 // ToolError: throw it from a tool to fail that call with a message the guest
@@ -117,7 +124,8 @@ class ToolReply {
 
 // SyncTool: takes the call's argument as JSON text, returns JSON text. The
 // guest's call returns the value directly (no promise). Runs on the thread
-// that runs the sandbox, while the guest waits.
+// that runs the sandbox, while the guest waits. A run it starts on its own
+// Sandbox is refused with invalid_request (it could never get the Sandbox).
 using SyncTool = std::function<std::string(std::string_view args_json)>;
 // AsyncTool: starts the work and answers through `reply`, now or later,
 // from any thread. The guest's call returns a promise.
@@ -129,6 +137,10 @@ class Sandbox {
   // Throws std::invalid_argument for invalid options and corral::SetupError
   // when the engine cannot be set up.
   explicit Sandbox(Options options = {});
+  // Cancels the run in flight on another thread, if any (it ends with
+  // cancelled), fails the runs waiting for the Sandbox with cancelled, and
+  // returns once all of them have returned. Must not run inside one of the
+  // Sandbox's own tools.
   ~Sandbox();
   Sandbox(const Sandbox&) = delete;
   Sandbox& operator=(const Sandbox&) = delete;

@@ -29,6 +29,9 @@ struct ToolEntry {
   AsyncTool async;
 };
 
+// "1.5s": a duration as the failure messages spell it.
+std::string format_seconds(double seconds);
+
 // Calls an asynchronous tool. A tool that throws instead of answering
 // rejects the call with its message (a ToolError's as is, anything else as
 // "<path> failed: ..."), as if it had answered so.

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "core/json.hpp"
@@ -76,6 +79,21 @@ constexpr std::array<std::string_view, 58> kReservedGlobals = {"globalThis",
                                                                "eval",
                                                                "isFinite"};
 
+// Longer durations overflow the engines' clocks (steady_clock counts
+// nanoseconds in 64 bits: 292 years); a year is past any real run.
+constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
+
+void check_duration(const std::optional<std::chrono::duration<double>>& value, const char* name) {
+  if (!value) return;
+  const double seconds = value->count();
+  const std::string n(name);
+  if (!std::isfinite(seconds)) throw std::invalid_argument(n + " must be finite (or none)");
+  if (seconds <= 0) throw std::invalid_argument(n + " must be greater than zero (or none)");
+  if (seconds > kMaxDurationSeconds) {
+    throw std::invalid_argument(n + " must be at most 365 days (or none)");
+  }
+}
+
 void check_cap(const std::optional<std::uint64_t>& cap, const char* name) {
   if (cap && *cap == 0) {
     throw std::invalid_argument(std::string(name) + " must be greater than zero (or none)");
@@ -106,11 +124,8 @@ std::string_view to_string(Profile profile) noexcept {
 }
 
 void validate(const Options& options) {
-  if (options.timeout) {
-    const double seconds = options.timeout->count();
-    if (!std::isfinite(seconds)) throw std::invalid_argument("timeout must be finite (or none)");
-    if (seconds <= 0) throw std::invalid_argument("timeout must be greater than zero (or none)");
-  }
+  check_duration(options.timeout, "timeout");
+  check_duration(options.queue_timeout, "queue_timeout");
   check_cap(options.memory_limit, "memory_limit");
   check_cap(options.stdout_limit, "stdout_limit");
   check_cap(options.stderr_limit, "stderr_limit");
@@ -150,7 +165,7 @@ class Sandbox::Impl {
   }
 
   void add_tool(std::string path, SyncTool sync, AsyncTool async) {
-    std::lock_guard lock(run_mutex_);
+    std::lock_guard lock(turn_mutex_);
     if (sealed_) throw std::invalid_argument("bind: tools cannot be bound after the first run");
     if (!sync && !async) throw std::invalid_argument("bind: " + path + " has no function");
     if (options_.language == Language::ruby) {
@@ -189,7 +204,7 @@ class Sandbox::Impl {
   }
 
   void add_snippet(std::string name, std::string code) {
-    std::lock_guard lock(run_mutex_);
+    std::lock_guard lock(turn_mutex_);
     if (sealed_)
       throw std::invalid_argument("preload: snippets cannot be added after the first run");
     if (!is_identifier(name)) {
@@ -204,9 +219,11 @@ class Sandbox::Impl {
     registry_->snippets.push_back(Snippet{std::move(name), std::move(code)});
   }
 
+  // Waits for the Sandbox (see Options::queue_timeout), then runs. The run's
+  // own timeout starts when it has the Sandbox.
   Execution run(RunRequest request) {
-    std::lock_guard lock(run_mutex_);
-    sealed_ = true;
+    Turn turn(*this);
+    request.entry = std::chrono::steady_clock::now();
     request.take_early_cancel = [this] {
       std::lock_guard cancel_lock(cancel_mutex_);
       return std::exchange(cancel_pending_, false);
@@ -219,6 +236,16 @@ class Sandbox::Impl {
     if (!outcome.failure) return Execution(std::move(outcome.data));
     throw_failure(*outcome.failure, outcome.message,
                   std::make_shared<const Execution>(std::move(outcome.data)));
+  }
+
+  // Cancels what runs and waits, and waits for every caller to leave, so
+  // that no run outlives the engine (docs/sandbox.md, "Threads").
+  ~Impl() {
+    std::unique_lock lock(turn_mutex_);
+    closing_ = true;
+    if (running_) cancel_including_next();
+    turn_free_.notify_all();
+    turn_free_.wait(lock, [this] { return callers_ == 0; });
   }
 
   void cancel() { engine_->cancel(); }
@@ -237,9 +264,63 @@ class Sandbox::Impl {
   const Options& options() const noexcept { return options_; }
 
  private:
+  // Turn: one run at a time holds the Sandbox. Taking it refuses re-entry
+  // from the running thread (a sync tool), gives up after queue_timeout, and
+  // gives up when the Sandbox is being destroyed.
+  class Turn {
+   public:
+    explicit Turn(Impl& impl) : impl_(impl) {
+      std::unique_lock lock(impl_.turn_mutex_);
+      if (impl_.running_ && impl_.runner_ == std::this_thread::get_id()) {
+        throw_failure(FailureCode::invalid_request,
+                      "a run cannot start on the Sandbox from inside one of its own runs (a "
+                      "tool called it)");
+      }
+      if (impl_.closing_) throw_failure(FailureCode::cancelled, "the Sandbox is being destroyed");
+      ++impl_.callers_;
+      const auto free = [this] { return !impl_.running_ || impl_.closing_; };
+      bool got = true;
+      if (impl_.options_.queue_timeout) {
+        got = impl_.turn_free_.wait_for(lock, *impl_.options_.queue_timeout, free);
+      } else {
+        impl_.turn_free_.wait(lock, free);
+      }
+      if (impl_.closing_ || !got) {
+        leave(lock);
+        if (impl_.closing_) throw_failure(FailureCode::cancelled, "the Sandbox is being destroyed");
+        throw_failure(FailureCode::busy,
+                      "another run held the Sandbox for longer than its queue_timeout of " +
+                          format_seconds(impl_.options_.queue_timeout->count()));
+      }
+      impl_.running_ = true;
+      impl_.runner_ = std::this_thread::get_id();
+      impl_.sealed_ = true;
+    }
+    ~Turn() {
+      std::unique_lock lock(impl_.turn_mutex_);
+      impl_.running_ = false;
+      impl_.runner_ = {};
+      leave(lock);
+    }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+
+   private:
+    void leave(std::unique_lock<std::mutex>&) {
+      --impl_.callers_;
+      impl_.turn_free_.notify_all();
+    }
+    Impl& impl_;
+  };
+
   Options options_;
   std::unique_ptr<Engine> engine_;
-  std::mutex run_mutex_;
+  std::mutex turn_mutex_;
+  std::condition_variable turn_free_;  // the turn was given back, or closing_ was set
+  bool running_ = false;               // a run holds the turn
+  std::thread::id runner_;             // the thread whose run holds it
+  int callers_ = 0;                    // runs holding or awaiting the turn
+  bool closing_ = false;               // ~Impl has begun
   bool sealed_ = false;
   std::atomic<bool> last_trapped_{false};
   std::mutex cancel_mutex_;
@@ -267,7 +348,6 @@ Sandbox& Sandbox::preload(std::string name, std::string code) {
 
 Execution Sandbox::eval(std::string_view code) {
   RunRequest request;
-  request.entry = std::chrono::steady_clock::now();
   request.kind = RunRequest::Kind::eval;
   request.code = std::string(code);
   return impl_->run(std::move(request));
@@ -275,14 +355,12 @@ Execution Sandbox::eval(std::string_view code) {
 
 Execution Sandbox::execute(std::string_view code) {
   RunRequest request;
-  request.entry = std::chrono::steady_clock::now();
   request.kind = RunRequest::Kind::execute;
   request.code = std::string(code);
   return impl_->run(std::move(request));
 }
 
 Execution Sandbox::run(std::string_view entrypoint, std::string_view args_json) {
-  const auto entry = std::chrono::steady_clock::now();
   if (!is_identifier(entrypoint)) {
     throw std::invalid_argument("run: entrypoint \"" + std::string(entrypoint) +
                                 "\" is not a JavaScript identifier");
@@ -291,7 +369,6 @@ Execution Sandbox::run(std::string_view entrypoint, std::string_view args_json) 
     throw std::invalid_argument("run: args must be a JSON array");
   }
   RunRequest request;
-  request.entry = entry;
   request.kind = RunRequest::Kind::call;
   request.entrypoint = std::string(entrypoint);
   request.args_json = std::string(args_json);
@@ -303,6 +380,12 @@ void Sandbox::cancel_including_next() { impl_->cancel_including_next(); }
 void Sandbox::clear_pending_cancel() { impl_->clear_pending_cancel(); }
 bool Sandbox::last_run_trapped() const noexcept { return impl_->last_run_trapped(); }
 const Options& Sandbox::options() const noexcept { return impl_->options(); }
+
+std::string format_seconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gs", seconds);
+  return buf;
+}
 
 void start_async_tool(const ToolEntry& tool, std::string args, ToolReply reply) {
   try {

@@ -61,12 +61,6 @@ std::string bounded(std::string text) {
   return text;
 }
 
-std::string format_seconds(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%gs", seconds);
-  return buf;
-}
-
 enum class Settled { value, stopped, stuck };
 
 }  // namespace
