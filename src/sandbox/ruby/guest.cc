@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sandbox/ruby/core_prelude.hpp"
 #include "sandbox/ruby/values.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -405,8 +406,12 @@ mrb_value setup_state(mrb_state* mrb, void* data) {
     *ctx->error = "the Ruby prelude failed";
     return mrb_nil_value();
   }
+  if (!load(kCorePrelude, sizeof kCorePrelude - 1, ctx->guest->prelude_bytecode(1))) {
+    *ctx->error = "the core methods prelude failed";
+    return mrb_nil_value();
+  }
   if (setup.profile == Profile::hermetic &&
-      !load(kHermeticPrelude, sizeof kHermeticPrelude - 1, ctx->guest->prelude_bytecode(1))) {
+      !load(kHermeticPrelude, sizeof kHermeticPrelude - 1, ctx->guest->prelude_bytecode(2))) {
     *ctx->error = "the hermetic prelude failed";
     return mrb_nil_value();
   }

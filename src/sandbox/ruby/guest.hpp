@@ -106,7 +106,7 @@ class Guest {
   std::jmp_buf stop_jump_;
   std::uint8_t stop_code_ = kNoFailure;
   std::string stop_message_;
-  std::string prelude_bytecode_[2];
+  std::string prelude_bytecode_[3];
   std::uint64_t kept_[2] = {0, 0};
   bool truncated_[2] = {false, false};
 };
