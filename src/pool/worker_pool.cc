@@ -599,6 +599,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, child_end, 3);
+    // Nothing else of ours reaches the worker, not even for the instant
+    // before its lockdown closes fds: an embedder's descriptors without
+    // CLOEXEC (Asio opens its sockets so) would otherwise be inherited.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     sigset_t none, defaults;

@@ -1,18 +1,22 @@
 // tests/pool/pool_test.cc: a real WorkerPool of real `corral worker`
 // processes (and, for the pool's defences, real processes that speak the
 // protocol badly on purpose).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <future>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -700,6 +704,27 @@ TEST(Pool, WorkerThatCannotStartIsUnavailable) {
   WorkerPool exits(options);
   Outcome exited = exits.execute(code_request("1"));
   EXPECT_EQ(exited.failure.value().code, FailureCode::unavailable);
+}
+
+TEST(Pool, AWorkerStartsHoldingOnlyStdioAndItsSocket) {
+  // A descriptor of the host without CLOEXEC, as Asio's sockets are.
+  const int leaky = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(leaky, 0);
+  ASSERT_EQ(::dup2(leaky, 77), 77);
+  ::close(leaky);
+  const std::string listing = ::testing::TempDir() + "worker_fds.txt";
+  std::remove(listing.c_str());
+  Options options = base_options();
+  // The "worker" lists its own descriptors as it starts, then fails.
+  options.worker_command = {"/bin/bash", "-c", "ls /proc/$$/fd > \"$0\"; exit 1", listing};
+  WorkerPool pool(options);
+  Outcome outcome = pool.execute(code_request("1"));
+  ::close(77);
+  ASSERT_FALSE(outcome.ok());
+  std::ifstream in(listing);
+  std::set<std::string> fds;
+  for (std::string fd; in >> fd;) fds.insert(fd);
+  EXPECT_EQ(fds, (std::set<std::string>{"0", "1", "2", "3"}));
 }
 
 TEST(Pool, OptionsAreValidated) {
