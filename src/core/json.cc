@@ -300,6 +300,24 @@ std::string serialize(string_view s) {
   return out;
 }
 
+namespace {
+parse_options deep_enough() {
+  parse_options options;
+  options.max_depth = kMaxParseDepth;
+  return options;
+}
+}  // namespace
+
+value parse(string_view s) { return boost::json::parse(s, {}, deep_enough()); }
+
+value parse(string_view s, boost::system::error_code& ec) {
+  return boost::json::parse(s, ec, {}, deep_enough());
+}
+
+value parse(string_view s, std::error_code& ec) {
+  return boost::json::parse(s, ec, {}, deep_enough());
+}
+
 }  // namespace json
 
 json::value parse_json(std::string_view text, std::string_view what) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
@@ -36,6 +37,22 @@ std::string serialize(string_view s);  // a JSON string literal of `s`
 
 // Appends the JSON text of `v` to `out`.
 void serialize_to(std::string& out, const value& v);
+
+// The deepest value corral carries: the engines refuse deeper results and
+// tool arguments (unserializable_value), so everything they make fits.
+inline constexpr std::size_t kMaxValueDepth = 128;
+// The deepest JSON text corral parses: a value of kMaxValueDepth inside the
+// envelopes that carry it (frames, JSON-RPC, MCP results). Boost's default
+// (32) turned every value deeper than about 31 levels into a parse error,
+// which callers then showed as null.
+inline constexpr std::size_t kMaxParseDepth = kMaxValueDepth + 32;
+
+// Boost's parse with kMaxParseDepth (these hide Boost's overloads, as
+// serialize does): deeper text is an error ("the document exceeds the
+// maximum depth"), as any invalid JSON.
+value parse(string_view s);  // throws boost::system::system_error
+value parse(string_view s, boost::system::error_code& ec);
+value parse(string_view s, std::error_code& ec);
 
 }  // namespace json
 

@@ -46,6 +46,21 @@ TEST(RunCommand, JsonPrintsTheWholeExecution) {
   EXPECT_NE(r.out.find("\"failed\":false"), std::string::npos) << r.out;
 }
 
+// --json parses the value into the envelope: 128 levels (the documented
+// depth) must arrive whole, for JavaScript and Ruby (Boost's default parse
+// depth made them null).
+TEST(RunCommand, JsonKeepsAValueNestedToTheDocumentedDepth) {
+  const std::string deep = std::string(128, '[') + "0" + std::string(128, ']');
+  const Result js = shell("echo 'let v = 0; for (let i = 0; i < 128; i++) v = [v]; v' | " +
+                          kCorral + " run --json -");
+  EXPECT_EQ(js.status, 0) << js.out;
+  EXPECT_NE(js.out.find("\"value\":" + deep + ","), std::string::npos) << js.out;
+  const Result rb = shell("echo 'v = 0; 128.times { v = [v] }; v' | " + kCorral +
+                          " run --language ruby --json -");
+  EXPECT_EQ(rb.status, 0) << rb.out;
+  EXPECT_NE(rb.out.find("\"value\":" + deep + ","), std::string::npos) << rb.out;
+}
+
 TEST(RunCommand, FailureExitsNonZeroWithTheCodeOnStderr) {
   const Result r = shell("echo 'while (true) {}' | " + kCorral + " run --timeout 100ms - 2>&1");
   EXPECT_EQ(r.status, 1);

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
+#include "core/json.hpp"
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -20,7 +20,7 @@
 
 namespace corral::mcp::testing {
 
-namespace json = boost::json;
+namespace json = core::json;
 
 inline std::string fixture_manifest() {
   return std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/mcp_tools.yaml";

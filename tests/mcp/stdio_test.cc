@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/json.hpp>
+#include "core/json.hpp"
 #include <string>
 #include <vector>
 
@@ -16,7 +16,7 @@ extern char** environ;
 
 namespace {
 
-namespace json = boost::json;
+namespace json = corral::core::json;
 
 // McpProcess: `corral mcp ARGS` with its three streams on pipes.
 class McpProcess {

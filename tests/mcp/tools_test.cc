@@ -57,6 +57,22 @@ TEST(McpTools, ExecuteChainsBoundCommandsAndReturnsStructuredContent) {
   EXPECT_EQ(text_of(r, 1), "stdout:\ntwo calls\n");
 }
 
+// 128 levels, the documented depth, arrive whole in structuredContent and
+// the text, for JavaScript and Ruby (parse_or_null made them null at 32).
+TEST(McpTools, ExecuteKeepsAValueNestedToTheDocumentedDepth) {
+  Harness h;
+  const std::string deep = std::string(128, '[') + "0" + std::string(128, ']');
+  for (const auto& [language, code] :
+       {std::pair{"javascript", "let v = 0; for (let i = 0; i < 128; i++) v = [v]; v"},
+        std::pair{"ruby", "v = 0; 128.times { v = [v] }; v"}}) {
+    SCOPED_TRACE(language);
+    json::object r = h.call("execute", {{"language", language}, {"code", code}});
+    EXPECT_FALSE(r.contains("isError")) << text_of(r);
+    EXPECT_EQ(json::serialize(r.at("structuredContent")), "{\"value\":" + deep + "}");
+    EXPECT_EQ(text_of(r, 0), deep);
+  }
+}
+
 TEST(McpTools, ExecuteFailuresAreErrorResultsWithTheCodeAndTheOutput) {
   Harness h;
   json::object thrown = h.call("execute", {{"code",

@@ -2,7 +2,7 @@
 // upstream setting.
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
+#include "core/json.hpp"
 
 #include "corral/mcp.hpp"
 #include "mcp/budget.hpp"
@@ -11,7 +11,7 @@
 namespace corral::mcp {
 namespace {
 
-namespace json = boost::json;
+namespace json = core::json;
 
 TEST(McpTypeScript, RendersTheShapesToolSchemasUse) {
   const json::value schema = json::parse(R"({

@@ -46,6 +46,59 @@ TEST(Client, RunsRubyWhenTheRequestSaysSo) {
   EXPECT_EQ(outcome.execution->value(), "42");
 }
 
+// `n` arrays nested around 0: [[[0]]] for 3.
+std::string nested(int n) { return std::string(n, '[') + "0" + std::string(n, ']'); }
+
+// Values up to the documented 128 levels cross every hop exactly (guest ->
+// worker -> server -> client as a result; guest -> client as a tool
+// argument; client -> guest as a tool answer). Boost's default parse depth
+// of 32 turned each of them into null or a refused frame.
+TEST(Client, ValuesNestedToTheDocumentedDepthCrossEveryHopExactly) {
+  Server server(test_options());
+  server.listen();
+  auto client = client::Client::connect(url_of(server));
+  const std::string deep = nested(128);
+  for (const bool ruby : {false, true}) {
+    SCOPED_TRACE(ruby ? "ruby" : "javascript");
+    // The argument {v: 127 levels} and the result [v] are 128 levels each.
+    client::ExecuteRequest request = request_of(
+        ruby ? "deep = Codemode.deep({}); a = Codemode.echo(v: deep[0]); "
+               "[a['v']] == deep ? [a['v']] : 'lost'"
+             : "async () => { let v = 0; for (let i = 0; i < 127; i++) v = [v]; "
+               "const back = await codemode.echo({v}); const answer = await codemode.deep({}); "
+               "return JSON.stringify(back.v) === JSON.stringify(v) && "
+               "JSON.stringify(answer) === JSON.stringify([v]) ? [back.v] : 'lost'; }");
+    if (ruby) request.language = sandbox::Language::ruby;
+    request.tools = {{"echo", "", ""}, {"deep", "", ""}};
+    std::string argument;
+    client::Outcome outcome =
+        client->execute(request, [&](const std::string& name, const std::string& input) {
+          if (name == "deep") return deep;
+          argument = input;
+          return input;
+        });
+    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+    EXPECT_EQ(outcome.execution->value(), deep);
+    EXPECT_EQ(argument, "{\"v\":" + nested(127) + "}");
+  }
+}
+
+TEST(Client, AValueDeeperThanTheDocumentedDepthIsUnserializableNamingIt) {
+  Server server(test_options());
+  server.listen();
+  auto client = client::Client::connect(url_of(server));
+  client::Outcome outcome = client->execute(
+      request_of("async () => { let v = 0; for (let i = 0; i < 129; i++) v = [v]; return v; }"),
+      nullptr);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::unserializable_value);
+  EXPECT_NE(outcome.failure->message.find("128"), std::string::npos) << outcome.failure->message;
+  // and the connection serves the next run
+  client::Outcome next = client->execute(request_of("1 + 1"), nullptr);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next.execution->value(), "2");
+}
+
 TEST(Client, AHandlerThatThrowsIsAToolErrorTheGuestCanCatch) {
   Server server(test_options());
   server.listen();

@@ -11,7 +11,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <boost/json.hpp>
+#include "core/json.hpp"
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -30,7 +30,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
-namespace json = boost::json;
+namespace json = core::json;
 using tcp = asio::ip::tcp;
 
 // Options for a server on 127.0.0.1:0 whose pool runs the built binary.
