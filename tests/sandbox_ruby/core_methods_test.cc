@@ -300,6 +300,24 @@ TEST_F(RubyCore, TimeStrftime) {
       R"(["2020-W53-7","2025-01",0,"1970"])");
 }
 
+TEST_F(RubyCore, AnErrorInAnAddedMethodNamesTheGuestsLine) {
+  // Every run after the first loads the compiled prelude, whose frames a
+  // backtrace skips.
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run);
+    Caught caught =
+        expect_failure(FailureCode::guest_error, [&] { sandbox_.eval("x = 1\n5.clamp(7, 3)"); });
+    if (run > 0) {
+      EXPECT_EQ(
+          caught.message.rfind(
+              "(eval):2:in clamp: min argument must be smaller than max argument (ArgumentError)",
+              0),
+          0u)
+          << caught.message;
+    }
+  }
+}
+
 TEST_F(RubyCore, HostileArgumentsStayWithinTheLimits) {
   Options tight = ruby_options();
   tight.timeout = std::chrono::milliseconds(1500);

@@ -379,8 +379,11 @@ mrb_value setup_state(mrb_state* mrb, void* data) {
     mrb_gc_arena_restore(mrb, ai);
   }
 
-  // Each prelude is compiled once per Guest, then loaded as bytecode.
-  auto load = [&](const char* source, std::size_t size, std::string& bytecode) {
+  // Each prelude is compiled once per Guest, then loaded as bytecode. The
+  // core methods' bytecode has no debug info: it loads faster, and a
+  // backtrace skips their frames, so an error names the guest's line as it
+  // would for a method CRuby implements in C.
+  auto load = [&](const char* source, std::size_t size, std::string& bytecode, bool debug) {
     if (!bytecode.empty()) {
       mrb_load_irep_buf(mrb, bytecode.data(), bytecode.size());
       return mrb->exc == nullptr;
@@ -394,24 +397,24 @@ mrb_value setup_state(mrb_state* mrb, void* data) {
     if (mrb->exc || mrb_type(proc) != MRB_TT_PROC) return false;
     std::uint8_t* bin = nullptr;
     std::size_t bin_size = 0;
-    if (mrb_dump_irep(mrb, mrb_proc_ptr(proc)->body.irep, MRB_DUMP_DEBUG_INFO, &bin, &bin_size) ==
-        MRB_DUMP_OK) {
+    if (mrb_dump_irep(mrb, mrb_proc_ptr(proc)->body.irep, debug ? MRB_DUMP_DEBUG_INFO : 0, &bin,
+                      &bin_size) == MRB_DUMP_OK) {
       bytecode.assign(reinterpret_cast<const char*>(bin), bin_size);
     }
     mrb_free(mrb, bin);
     mrb_top_run(mrb, mrb_proc_ptr(proc), mrb_top_self(mrb), 0);
     return mrb->exc == nullptr;
   };
-  if (!load(kPrelude, sizeof kPrelude - 1, ctx->guest->prelude_bytecode(0))) {
+  if (!load(kPrelude, sizeof kPrelude - 1, ctx->guest->prelude_bytecode(0), true)) {
     *ctx->error = "the Ruby prelude failed";
     return mrb_nil_value();
   }
-  if (!load(kCorePrelude, sizeof kCorePrelude - 1, ctx->guest->prelude_bytecode(1))) {
+  if (!load(kCorePrelude, sizeof kCorePrelude - 1, ctx->guest->prelude_bytecode(1), false)) {
     *ctx->error = "the core methods prelude failed";
     return mrb_nil_value();
   }
   if (setup.profile == Profile::hermetic &&
-      !load(kHermeticPrelude, sizeof kHermeticPrelude - 1, ctx->guest->prelude_bytecode(2))) {
+      !load(kHermeticPrelude, sizeof kHermeticPrelude - 1, ctx->guest->prelude_bytecode(2), true)) {
     *ctx->error = "the hermetic prelude failed";
     return mrb_nil_value();
   }
