@@ -33,12 +33,6 @@ constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 
 std::uint64_t or_none(const std::optional<std::uint64_t>& v) { return v ? *v : kNone; }
 
-std::string format_seconds(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%gs", seconds);
-  return buf;
-}
-
 double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
