@@ -243,7 +243,7 @@ class Sandbox::Impl {
   ~Impl() {
     std::unique_lock lock(turn_mutex_);
     closing_ = true;
-    if (running_) cancel_including_next();
+    if (running()) cancel_including_next();
     turn_free_.notify_all();
     turn_free_.wait(lock, [this] { return callers_ == 0; });
   }
@@ -271,14 +271,14 @@ class Sandbox::Impl {
    public:
     explicit Turn(Impl& impl) : impl_(impl) {
       std::unique_lock lock(impl_.turn_mutex_);
-      if (impl_.running_ && impl_.runner_ == std::this_thread::get_id()) {
+      if (impl_.runner_ == std::this_thread::get_id()) {
         throw_failure(FailureCode::invalid_request,
                       "a run cannot start on the Sandbox from inside one of its own runs (a "
                       "tool called it)");
       }
       if (impl_.closing_) throw_failure(FailureCode::cancelled, "the Sandbox is being destroyed");
       ++impl_.callers_;
-      const auto free = [this] { return !impl_.running_ || impl_.closing_; };
+      const auto free = [this] { return !impl_.running() || impl_.closing_; };
       bool got = true;
       if (impl_.options_.queue_timeout) {
         got = impl_.turn_free_.wait_for(lock, *impl_.options_.queue_timeout, free);
@@ -292,13 +292,11 @@ class Sandbox::Impl {
                       "another run held the Sandbox for longer than its queue_timeout of " +
                           format_seconds(impl_.options_.queue_timeout->count()));
       }
-      impl_.running_ = true;
       impl_.runner_ = std::this_thread::get_id();
       impl_.sealed_ = true;
     }
     ~Turn() {
       std::unique_lock lock(impl_.turn_mutex_);
-      impl_.running_ = false;
       impl_.runner_ = {};
       leave(lock);
     }
@@ -312,13 +310,13 @@ class Sandbox::Impl {
     }
     Impl& impl_;
   };
+  bool running() const { return runner_ != std::thread::id{}; }  // under turn_mutex_
 
   Options options_;
   std::unique_ptr<Engine> engine_;
   std::mutex turn_mutex_;
   std::condition_variable turn_free_;  // the turn was given back, or closing_ was set
-  bool running_ = false;               // a run holds the turn
-  std::thread::id runner_;             // the thread whose run holds it
+  std::thread::id runner_;             // the thread whose run holds the turn; none when free
   int callers_ = 0;                    // runs holding or awaiting the turn
   bool closing_ = false;               // ~Impl has begun
   bool sealed_ = false;
