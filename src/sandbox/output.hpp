@@ -22,6 +22,17 @@ class CappedOutput {
   bool truncated() const noexcept { return truncated_; }
   // Every byte offered, kept or dropped.
   std::uint64_t offered() const noexcept { return offered_; }
+  // Keeps `bytes` as far as they fit and drops every later write: for a
+  // writer that already left out part of what it meant to write.
+  void write_cut(std::string_view bytes) {
+    write(bytes);
+    truncated_ = true;
+  }
+  // Bytes a write may still keep; nullopt when the channel has no cap.
+  std::optional<std::uint64_t> room() const noexcept {
+    if (!limit_) return std::nullopt;
+    return truncated_ ? 0 : *limit_ - text_.size();
+  }
 
  private:
   std::optional<std::uint64_t> limit_;

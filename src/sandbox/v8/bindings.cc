@@ -8,18 +8,41 @@ namespace {
 
 enum Channel : int32_t { kStdout = 0, kStderr = 1 };
 
-void write_line(RunState& run, int32_t channel, std::string line) {
+CappedOutput& channel_of(RunState& run, int32_t channel) {
+  return channel == kStderr ? run.err : run.out;
+}
+
+// A line cut for its channel's bound ends where it was cut, as a line cut
+// by the channel itself does.
+void write_line(RunState& run, int32_t channel, std::string line, bool cut) {
+  if (cut) {
+    channel_of(run, channel).write_cut(line);
+    return;
+  }
   line.push_back('\n');
-  (channel == kStderr ? run.err : run.out).write(line);
+  channel_of(run, channel).write(line);
+}
+
+// How much of a line is worth formatting: what the channel still keeps (a
+// line longer than that is cut there anyway), or with no cap, the most a
+// run may hold.
+std::size_t line_bound(const RunState& run, const CappedOutput& channel) {
+  const std::uint64_t most = run.options.memory_limit.value_or(kMaxHostCopyBytes);
+  return static_cast<std::size_t>(std::min(channel.room().value_or(most), most));
 }
 
 void console_write(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   RunState* run = V8Engine::from(isolate)->current();
   if (!run) return;
+  const int32_t channel = info.Data().As<v8::Int32>()->Value();
   std::string line;
-  if (!format_console_line(isolate->GetCurrentContext(), info, 0, line)) return;
-  write_line(*run, info.Data().As<v8::Int32>()->Value(), std::move(line));
+  bool cut = false;
+  if (!format_console_line(isolate->GetCurrentContext(), info, 0, line,
+                           line_bound(*run, channel_of(*run, channel)), &cut)) {
+    return;
+  }
+  write_line(*run, channel, std::move(line), cut);
 }
 
 void console_assert(const v8::FunctionCallbackInfo<v8::Value>& info) {
@@ -28,9 +51,13 @@ void console_assert(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (!run || (info.Length() > 0 && info[0]->BooleanValue(isolate))) return;
   std::string line = "Assertion failed";
   std::string rest;
-  if (!format_console_line(isolate->GetCurrentContext(), info, 1, rest)) return;
+  bool cut = false;
+  if (!format_console_line(isolate->GetCurrentContext(), info, 1, rest, line_bound(*run, run->err),
+                           &cut)) {
+    return;
+  }
   if (!rest.empty()) line += ": " + rest;
-  write_line(*run, kStderr, std::move(line));
+  write_line(*run, kStderr, std::move(line), cut);
 }
 
 void missing_tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
@@ -91,14 +118,19 @@ void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (info.Length() == 1 && !info[0]->IsUndefined()) {
     args.clear();
     std::string why;
-    switch (write_json(context, info[0], args, why)) {
+    switch (write_json(context, info[0], args, why, engine->json_bounds(*run))) {
       case JsonStatus::ok:
         break;
       case JsonStatus::exception:
+      case JsonStatus::stopped:
         return;
       case JsonStatus::unserializable:
         engine->throw_coded(FailureCode::tool_argument,
                             "the argument of " + tool.path + " has no JSON form: " + why);
+        return;
+      case JsonStatus::too_large:
+        engine->throw_coded(FailureCode::tool_argument,
+                            "the argument of " + tool.path + " is too large as JSON: " + why);
         return;
     }
   }

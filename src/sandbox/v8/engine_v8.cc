@@ -109,6 +109,7 @@ V8Engine::~V8Engine() {
     global_template_.Reset();
     console_template_.Reset();
     failure_code_key_.Reset();
+    scripts_.guard_bootstrap.Reset();
     scripts_.hermetic_bootstrap.Reset();
     scripts_.snippets.clear();
   }
@@ -411,14 +412,20 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
             }
           }
         }
+        // What the run holds now counts before its value is copied out.
+        if (!outcome.failure && !run.stopped()) sample_memory(run);
         if (!outcome.failure && !run.stopped()) {
           std::string json;
           std::string why;
-          const JsonStatus status = write_json(context, rc.result, json, why);
+          const JsonStatus status = write_json(context, rc.result, json, why, json_bounds(run));
           if (status == JsonStatus::ok) {
             outcome.data.value = std::move(json);
           } else if (status == JsonStatus::unserializable) {
             fail(FailureCode::unserializable_value, "the run's value has no JSON form: " + why);
+          } else if (status == JsonStatus::too_large) {
+            run.verdict_message = "the run's value is too large as JSON: " + why +
+                                  (options_.memory_limit ? " (its memory limit)" : "");
+            stop(FailureCode::memory_limit);
           } else if (!run.stopped()) {
             classify_caught(rc);
           }
@@ -456,8 +463,10 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
              "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
         break;
       case FailureCode::memory_limit:
-        fail(*verdict, "the run exceeded its memory limit of " +
-                           std::to_string(*options_.memory_limit) + " bytes");
+        fail(*verdict, !run.verdict_message.empty()
+                           ? run.verdict_message
+                           : "the run exceeded its memory limit of " +
+                                 std::to_string(*options_.memory_limit) + " bytes");
         break;
       case FailureCode::cancelled:
         fail(*verdict, "the run was cancelled");

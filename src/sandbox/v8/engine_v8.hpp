@@ -28,8 +28,14 @@
 #include "sandbox/engine.hpp"
 #include "sandbox/output.hpp"
 #include "sandbox/v8/allocator.hpp"
+#include "sandbox/v8/values.hpp"
 
 namespace corral::sandbox::v8engine {
+
+// The most of a run's value, a tool argument or a console line that is
+// copied out of the isolate when the run has no memory_limit; with one, the
+// limit is the bound (a run may not make its host hold more than that).
+inline constexpr std::uint64_t kMaxHostCopyBytes = std::uint64_t{1} << 30;
 
 // RunState: everything one run owns. Lives on the run's stack.
 struct RunState {
@@ -101,9 +107,17 @@ class V8Engine final : public Engine {
   // Stops the run with `code` (first verdict wins) and terminates the guest.
   void stop(FailureCode code);
 
+  // Bounds for turning `run`'s values into JSON on the host.
+  static JsonBounds json_bounds(const RunState& run) {
+    return {
+        .max_bytes = static_cast<std::size_t>(run.options.memory_limit.value_or(kMaxHostCopyBytes)),
+        .stopped = [&run] { return run.stopped().has_value(); }};
+  }
+
   // Scripts compiled once per isolate and bound to each run's context.
   struct CompiledScripts {
     bool compiled = false;
+    v8::Global<v8::UnboundScript> guard_bootstrap;
     v8::Global<v8::UnboundScript> hermetic_bootstrap;
     std::vector<v8::Global<v8::UnboundScript>> snippets;  // empty Global: did not compile
     std::vector<std::string> snippet_errors;

@@ -24,6 +24,58 @@ Object.defineProperty(Math, 'random', {
 });
 )JS";
 
+// Every profile. Builtins that loop natively over a guest-sized input never
+// see V8's termination request, so a timeout or memory stop waits for them
+// to finish (tens of seconds and gigabytes for some inputs). The ones with
+// a JavaScript-visible loop are re-routed through a generator here: its
+// resumption is a JavaScript call, where termination lands.
+//  - Intl.Segmenter: `[...segmenter.segment(text)]` (spread, Array.from)
+//    walks the segments inside the builtin.
+constexpr std::string_view kGuardBootstrap = R"JS(
+(() => {
+  const Segmenter = globalThis.Intl && Intl.Segmenter;
+  if (typeof Segmenter !== 'function') return;
+  const proto = Segmenter.prototype;
+  const segment = proto.segment;
+  const apply = Reflect.apply;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const iterator = Symbol.iterator;
+  let guarded = false;
+  // The Segments prototype is reachable only through a Segments object,
+  // and making one here would cost every context an ICU break iterator:
+  // it is guarded on first use instead.
+  const guard = (segments) => {
+    const segmentsProto = getPrototypeOf(segments);
+    const native = segmentsProto[iterator];
+    Object.defineProperty(segmentsProto, iterator, {
+      value: {
+        *[iterator]() {
+          const it = apply(native, this, []);
+          const next = it.next;
+          for (;;) {
+            const step = apply(next, it, []);
+            if (step.done) return;
+            yield step.value;
+          }
+        },
+      }[iterator],
+      writable: true, configurable: true, enumerable: false,
+    });
+    guarded = true;
+  };
+  Object.defineProperty(proto, 'segment', {
+    value: {
+      segment(input) {
+        const segments = apply(segment, this, [input]);
+        if (!guarded) guard(segments);
+        return segments;
+      },
+    }.segment,
+    writable: true, configurable: true, enumerable: false,
+  });
+})();
+)JS";
+
 v8::MaybeLocal<v8::String> source_string(v8::Isolate* isolate, std::string_view text) {
   if (text.size() > static_cast<std::size_t>(v8::String::kMaxLength)) return {};
   return v8::String::NewFromUtf8(isolate, text.data(), v8::NewStringType::kNormal,
@@ -254,6 +306,13 @@ bool install_globals(V8Engine& engine, v8::Local<v8::Context> context) {
            .FromMaybe(false)) {
     return false;
   }
+  v8::Global<v8::UnboundScript>& guard = engine.scripts().guard_bootstrap;
+  if (guard.IsEmpty()) {
+    std::string error;
+    guard = compile_unbound(context, try_catch, kGuardBootstrap, "(corral:guard)", error);
+    if (guard.IsEmpty()) return false;  // terminated while compiling
+  }
+  if (!run_unbound(context, guard)) return false;
   if (engine.options().profile != Profile::hermetic) return true;
   v8::Global<v8::UnboundScript>& bootstrap = engine.scripts().hermetic_bootstrap;
   if (bootstrap.IsEmpty()) {

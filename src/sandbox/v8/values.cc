@@ -1,8 +1,11 @@
 #include "sandbox/v8/values.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include "core/json_string.hpp"
@@ -14,6 +17,8 @@ namespace {
 constexpr int kMaxJsonDepth = 128;
 constexpr int kMaxInspectDepth = 2;
 constexpr uint32_t kMaxInspectItems = 100;
+// How often a loop over a guest container asks whether the run was stopped.
+constexpr uint32_t kStopCheckEvery = 4096;
 
 // The keys JSON.stringify and console.log show: own, enumerable, strings.
 v8::MaybeLocal<v8::Array> own_enumerable_keys(v8::Local<v8::Context> context,
@@ -41,8 +46,9 @@ void append_number(std::string& out, double number) {
 
 class JsonWriter {
  public:
-  JsonWriter(v8::Local<v8::Context> context, std::string& out, std::string& why)
-      : context_(context), isolate_(context->GetIsolate()), out_(out), why_(why) {}
+  JsonWriter(v8::Local<v8::Context> context, std::string& out, std::string& why,
+             const JsonBounds& bounds)
+      : context_(context), isolate_(context->GetIsolate()), out_(out), why_(why), bounds_(bounds) {}
 
   // Returns ok, unserializable or exception. `skip` is set when the value is
   // undefined (or becomes undefined through toJSON) so a property can be
@@ -88,10 +94,7 @@ class JsonWriter {
       append_number(out_, number);
       return JsonStatus::ok;
     }
-    if (value->IsString()) {
-      append_json_string(out_, utf8(isolate_, value.As<v8::String>()));
-      return JsonStatus::ok;
-    }
+    if (value->IsString()) return write_string(value.As<v8::String>(), path);
     if (value->IsBigInt()) return unserializable(path, "is a BigInt");
     if (value->IsSymbol()) return unserializable(path, "is a Symbol");
     if (value->IsFunction()) return unserializable(path, "is a function");
@@ -100,8 +103,7 @@ class JsonWriter {
       return JsonStatus::ok;
     }
     if (value->IsStringObject()) {
-      append_json_string(out_, utf8(isolate_, value.As<v8::StringObject>()->ValueOf()));
-      return JsonStatus::ok;
+      return write_string(value.As<v8::StringObject>()->ValueOf(), path);
     }
     if (value->IsBooleanObject()) {
       out_ += value.As<v8::BooleanObject>()->ValueOf() ? "true" : "false";
@@ -135,10 +137,35 @@ class JsonWriter {
   }
 
  private:
+  // Each UTF-16 unit is at least one byte of JSON, so a string that cannot
+  // fit is refused by its length alone, before V8 flattens or copies it.
+  JsonStatus write_string(v8::Local<v8::String> string, const std::string& path) {
+    if (out_.size() + static_cast<std::size_t>(string->Length()) + 2 > bounds_.max_bytes) {
+      return too_large(path);
+    }
+    append_json_string(out_, utf8(isolate_, string));
+    return out_.size() > bounds_.max_bytes ? too_large(path) : JsonStatus::ok;
+  }
+
+  // Between the elements of a container: the size so far, and now and then
+  // whether the run was stopped.
+  JsonStatus check_progress(const std::string& path, uint32_t i, bool array) {
+    if (out_.size() > bounds_.max_bytes) {
+      return too_large(array ? path + "[" + std::to_string(i) + "]" : path);
+    }
+    if (i % kStopCheckEvery == 0 && bounds_.stopped && bounds_.stopped()) {
+      return JsonStatus::stopped;
+    }
+    return JsonStatus::ok;
+  }
+
   JsonStatus write_array(v8::Local<v8::Array> array, const std::string& path, int depth) {
     out_.push_back('[');
     const uint32_t length = array->Length();
     for (uint32_t i = 0; i < length; ++i) {
+      if (const JsonStatus status = check_progress(path, i, true); status != JsonStatus::ok) {
+        return status;
+      }
       if (i) out_.push_back(',');
       v8::Local<v8::Value> element;
       if (!array->Get(context_, i).ToLocal(&element)) return JsonStatus::exception;
@@ -158,10 +185,17 @@ class JsonWriter {
     out_.push_back('{');
     bool first = true;
     for (uint32_t i = 0; i < keys->Length(); ++i) {
+      if (const JsonStatus status = check_progress(path, i, false); status != JsonStatus::ok) {
+        return status;
+      }
       v8::Local<v8::Value> key;
       v8::Local<v8::Value> member;
       if (!keys->Get(context_, i).ToLocal(&key) || !object->Get(context_, key).ToLocal(&member)) {
         return JsonStatus::exception;
+      }
+      if (out_.size() + static_cast<std::size_t>(key.As<v8::String>()->Length()) >
+          bounds_.max_bytes) {
+        return too_large(path);
       }
       const std::string name = utf8(isolate_, key.As<v8::String>());
       const std::size_t mark = out_.size();
@@ -186,10 +220,16 @@ class JsonWriter {
     return JsonStatus::unserializable;
   }
 
+  JsonStatus too_large(const std::string& path) {
+    why_ = path + " takes it past " + std::to_string(bounds_.max_bytes) + " bytes";
+    return JsonStatus::too_large;
+  }
+
   v8::Local<v8::Context> context_;
   v8::Isolate* isolate_;
   std::string& out_;
   std::string& why_;
+  const JsonBounds& bounds_;
   std::vector<v8::Local<v8::Object>> stack_;
 };
 
@@ -239,15 +279,36 @@ std::string iso_date(double millis) {
 
 class Inspector {
  public:
-  explicit Inspector(v8::Local<v8::Context> context)
-      : context_(context), isolate_(context->GetIsolate()) {}
+  Inspector(v8::Local<v8::Context> context, std::size_t max_bytes)
+      : context_(context), isolate_(context->GetIsolate()), max_bytes_(max_bytes) {}
+
+  // Past the bound, nothing more is formatted (the line is cut anyway).
+  bool full(const std::string& out) const { return out.size() > max_bytes_; }
+
+  // What may still be appended: up to one byte past the bound, so the cut
+  // is still seen.
+  std::size_t room(const std::string& out) const {
+    return full(out) ? 0 : max_bytes_ + 1 - out.size();
+  }
+
+  void append_text(v8::Local<v8::String> text, std::string& out) {
+    if (!append_utf8_prefix(isolate_, text, room(out), out)) cut_ = true;
+  }
+
+  // True once anything was left out for the bound.
+  bool cut(const std::string& out) const { return cut_ || full(out); }
+  void mark_cut() { cut_ = true; }
 
   bool inspect(v8::Local<v8::Value> value, int depth, bool top, std::string& out) {
+    if (full(out)) return true;
     if (value->IsString()) {
-      if (top)
-        out += utf8(isolate_, value.As<v8::String>());
-      else
-        append_quoted(out, utf8(isolate_, value.As<v8::String>()));
+      if (top) {
+        append_text(value.As<v8::String>(), out);
+      } else {
+        std::string text;
+        if (!append_utf8_prefix(isolate_, value.As<v8::String>(), room(out), text)) cut_ = true;
+        append_quoted(out, text);
+      }
       return true;
     }
     if (value->IsUndefined()) return out += "undefined", true;
@@ -264,19 +325,21 @@ class Inspector {
     if (value->IsSymbol()) {
       v8::Local<v8::Value> description = value.As<v8::Symbol>()->Description(isolate_);
       out += "Symbol(";
-      if (description->IsString()) out += utf8(isolate_, description.As<v8::String>());
+      if (description->IsString()) append_text(description.As<v8::String>(), out);
       return out += ")", true;
     }
     if (value->IsFunction()) {
-      const std::string name = utf8(isolate_, value.As<v8::Function>()->GetName().As<v8::String>());
-      out += name.empty() ? "[Function (anonymous)]" : "[Function: " + name + "]";
-      return true;
+      v8::Local<v8::String> name = value.As<v8::Function>()->GetName().As<v8::String>();
+      if (name->Length() == 0) return out += "[Function (anonymous)]", true;
+      out += "[Function: ";
+      append_text(name, out);
+      return out += "]", true;
     }
     v8::Local<v8::Object> object = value.As<v8::Object>();
     if (value->IsNativeError()) {
       v8::Local<v8::Value> stack;
       if (!object->Get(context_, v8_string(isolate_, "stack")).ToLocal(&stack)) return false;
-      if (stack->IsString()) return out += utf8(isolate_, stack.As<v8::String>()), true;
+      if (stack->IsString()) return append_text(stack.As<v8::String>(), out), true;
       return to_text(value, out);
     }
     if (value->IsDate()) return out += iso_date(value.As<v8::Date>()->ValueOf()), true;
@@ -298,7 +361,7 @@ class Inspector {
   bool to_text(v8::Local<v8::Value> value, std::string& out) {
     v8::Local<v8::String> text;
     if (!value->ToString(context_).ToLocal(&text)) return false;
-    out += utf8(isolate_, text);
+    append_text(text, out);
     return true;
   }
 
@@ -310,7 +373,7 @@ class Inspector {
     out += ' ';
     const uint32_t step = separator_in_pair ? 2 : 1;
     const uint32_t shown = std::min(length, kMaxInspectItems * step);
-    for (uint32_t i = 0; i < shown; i += step) {
+    for (uint32_t i = 0; i < shown && !full(out); i += step) {
       if (i) out += ", ";
       v8::Local<v8::Value> item;
       if (!items->Get(context_, i).ToLocal(&item) || !inspect(item, depth + 1, false, out)) {
@@ -364,7 +427,7 @@ class Inspector {
       const size_t length = object.As<v8::TypedArray>()->Length();
       out += name + "(" + std::to_string(length) + ") [";
       const size_t shown = std::min<size_t>(length, kMaxInspectItems);
-      for (size_t i = 0; i < shown; ++i) {
+      for (size_t i = 0; i < shown && !full(out); ++i) {
         out += i ? ", " : " ";
         v8::Local<v8::Value> item;
         if (!object->Get(context_, static_cast<uint32_t>(i)).ToLocal(&item) ||
@@ -387,14 +450,15 @@ class Inspector {
     if (keys->Length() == 0) return out += "{}", true;
     out += "{ ";
     const uint32_t shown = std::min(keys->Length(), kMaxInspectItems);
-    for (uint32_t i = 0; i < shown; ++i) {
+    for (uint32_t i = 0; i < shown && !full(out); ++i) {
       if (i) out += ", ";
       v8::Local<v8::Value> key;
       v8::Local<v8::Value> member;
       if (!keys->Get(context_, i).ToLocal(&key) || !object->Get(context_, key).ToLocal(&member)) {
         return false;
       }
-      const std::string name = utf8(isolate_, key.As<v8::String>());
+      std::string name;
+      if (!append_utf8_prefix(isolate_, key.As<v8::String>(), room(out), name)) cut_ = true;
       if (is_identifier(name))
         out += name;
       else
@@ -411,6 +475,8 @@ class Inspector {
 
   v8::Local<v8::Context> context_;
   v8::Isolate* isolate_;
+  std::size_t max_bytes_;
+  bool cut_ = false;
   std::vector<v8::Local<v8::Object>> stack_;
 };
 
@@ -435,9 +501,29 @@ std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> string) {
   return out;
 }
 
+bool append_utf8_prefix(v8::Isolate* isolate, v8::Local<v8::String> string, std::size_t max_bytes,
+                        std::string& out) {
+  const auto length = static_cast<std::size_t>(string->Length());
+  // A UTF-16 unit takes at most three bytes of UTF-8.
+  if (length <= max_bytes / 3) {
+    out += utf8(isolate, string);
+    return true;
+  }
+  // WriteUtf8 writes whole characters only, and no more than asked; the
+  // buffer is not zero-filled, so only what is written is touched.
+  const std::size_t capacity = std::min<std::size_t>({max_bytes, length * 3, INT_MAX});
+  std::unique_ptr<char[]> buffer(new char[capacity]);
+  int units = 0;
+  const int written =
+      string->WriteUtf8(isolate, buffer.get(), static_cast<int>(capacity), &units,
+                        v8::String::NO_NULL_TERMINATION | v8::String::REPLACE_INVALID_UTF8);
+  out.append(buffer.get(), static_cast<std::size_t>(written));
+  return static_cast<std::size_t>(units) >= length;
+}
+
 JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value, std::string& out,
-                      std::string& why) {
-  JsonWriter writer(context, out, why);
+                      std::string& why, const JsonBounds& bounds) {
+  JsonWriter writer(context, out, why, bounds);
   bool skip = false;
   const JsonStatus status = writer.write(value, "value", 0, skip);
   if (status == JsonStatus::ok && skip) out += "null";
@@ -446,14 +532,17 @@ JsonStatus write_json(v8::Local<v8::Context> context, v8::Local<v8::Value> value
 
 bool format_console_line(v8::Local<v8::Context> context,
                          const v8::FunctionCallbackInfo<v8::Value>& info, int first,
-                         std::string& out) {
+                         std::string& out, std::size_t max_bytes, bool* cut) {
   v8::Isolate* isolate = context->GetIsolate();
-  Inspector inspector(context);
+  Inspector inspector(context, max_bytes);
   int next = first;
   if (next < info.Length() && info[next]->IsString()) {
-    const std::string format = utf8(isolate, info[next].As<v8::String>());
+    std::string format;
+    if (!append_utf8_prefix(isolate, info[next].As<v8::String>(), max_bytes + 1, format)) {
+      inspector.mark_cut();
+    }
     ++next;
-    for (std::size_t i = 0; i < format.size(); ++i) {
+    for (std::size_t i = 0; i < format.size() && !inspector.full(out); ++i) {
       if (format[i] != '%' || i + 1 >= format.size()) {
         out.push_back(format[i]);
         continue;
@@ -490,18 +579,26 @@ bool format_console_line(v8::Local<v8::Context> context,
       }
       if (spec == 'j') {
         std::string why;
-        const JsonStatus status = write_json(context, arg, out, why);
+        std::string json;
+        const JsonStatus status =
+            write_json(context, arg, json, why, {.max_bytes = inspector.room(out), .stopped = {}});
         if (status == JsonStatus::exception) return false;
-        if (status == JsonStatus::unserializable) out += "[Unserializable]";
+        if (status == JsonStatus::unserializable || status == JsonStatus::stopped) {
+          out += "[Unserializable]";
+        } else {
+          if (status == JsonStatus::too_large) inspector.mark_cut();
+          out += json;
+        }
         continue;
       }
       if (!inspector.inspect(arg, 0, spec == 's', out)) return false;
     }
   }
-  for (; next < info.Length(); ++next) {
+  for (; next < info.Length() && !inspector.full(out); ++next) {
     if (!out.empty() || next > first) out.push_back(' ');
     if (!inspector.inspect(info[next], 0, true, out)) return false;
   }
+  if (cut) *cut = inspector.cut(out);
   return true;
 }
 
