@@ -1,5 +1,6 @@
 # `cmake --install BUILD --prefix PREFIX` lays out:
 #   bin/corral                         the binary (RUNPATH only into PREFIX)
+#   libexec/corral/corral-ruby-helper  the program Ruby guests run in
 #   include/corral/*.hpp               the public API
 #   lib/libcorral*.a                   one static archive per layer
 #   lib/corral/libnode.so.108          only where scripts/setup unpacked libnode locally
@@ -30,6 +31,9 @@ set_target_properties(corral_all PROPERTIES EXPORT_NAME corral)
 set(CORRAL_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/corral")
 
 install(TARGETS corral_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The program every in-process Ruby Sandbox execs (src/sandbox/ruby/helper.hpp
+# says how bin/corral and embedders find it).
+install(TARGETS corral_ruby_helper RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/corral)
 install(TARGETS
     corral_core corral_sandbox corral corral_server corral_mcp
     corral_process corral_bind corral_pool corral_client corral_all

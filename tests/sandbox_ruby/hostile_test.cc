@@ -169,7 +169,7 @@ namespace corral::sandbox::testing {
 namespace {
 
 // An embedder that forks (without exec) after using a Ruby sandbox can use
-// Ruby sandboxes in the child: the child has no forker thread of its own
+// Ruby sandboxes in the child: the child has no spawner thread of its own
 // until it makes one.
 TEST(RubyHelper, AForkedEmbedderGetsItsOwnForker) {
   RubySandbox before(ruby_options());

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "sandbox/output.hpp"
 #include "sandbox/ruby/guest.hpp"
@@ -194,6 +195,36 @@ void apply_result(RunOutcome& outcome, const ruby::GuestResult& result, const Op
 
 // ---- helper mode ------------------------------------------------------------
 
+// What a helper that ended under a run tells about it.
+// `ready` is false for a helper that never said hello.
+std::pair<FailureCode, std::string> helper_ended(int signal, int status, bool ready) {
+  using ruby::HelperProcess;
+  if (signal) {
+    return {FailureCode::internal,
+            "the Ruby helper process died (signal " + std::to_string(signal) + ")"};
+  }
+  switch (status) {
+    case HelperProcess::kExitNoLockdown:
+      return {FailureCode::unavailable,
+              "the Ruby helper process could not lock itself down (no_new_privs and seccomp "
+              "are required to run Ruby guests)"};
+    case HelperProcess::kExitMismatch:
+      return {FailureCode::unavailable,
+              "the Ruby helper program is from another corral build (it does not speak " +
+                  std::string(ruby::kHelperProtocol) + "; see CORRAL_RUBY_HELPER in docs/ruby.md)"};
+    case HelperProcess::kExitNoThread:
+      return {FailureCode::unavailable, "the Ruby helper process could not start its thread"};
+    default:
+      if (!ready) {
+        return {FailureCode::unavailable,
+                "the Ruby helper program ended before it was ready (exit status " +
+                    std::to_string(status) + "; is CORRAL_RUBY_HELPER a corral-ruby-helper?)"};
+      }
+      return {FailureCode::internal, "the Ruby helper process broke its protocol (exit status " +
+                                         std::to_string(status) + ")"};
+  }
+}
+
 class HelperEngine : public Engine {
  public:
   explicit HelperEngine(const Options& options) : options_(options) {
@@ -292,10 +323,29 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
     }
   };
 
+  bool fresh = false;
   if (!helper_) {
     std::string error;
     helper_ = ruby::HelperProcess::spawn(error);
     if (helper_) {
+      fresh = true;
+    } else {
+      fail(FailureCode::unavailable, "the Ruby helper process could not start: " + error);
+    }
+  }
+  ruby::Counters& counters = helper_ ? helper_->counters() : spare_counters_;
+  counters.reset();
+  inbox_.clear();
+
+  bool kill = false;     // the helper must go: it was stopped or broke its protocol
+  bool exiting = false;  // the helper is ending itself after this run
+  if (helper_ && fresh) {
+    // A new helper says hello once it is locked down; only then does it get
+    // the setup.
+    std::string body;
+    const Wait wait = next_frame(body, deadline);
+    if (wait == Wait::frame && body.size() == 1 &&
+        static_cast<ruby::Frame>(body[0]) == ruby::Frame::hello) {
       ruby::Writer setup(ruby::Frame::setup);
       const ruby::GuestSetup s = make_setup(options_, registry);
       setup.u8(s.profile == Profile::permissive ? 1 : 0)
@@ -307,19 +357,23 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
       for (const std::string& path : s.tools) setup.str(path);
       setup.u32(static_cast<std::uint32_t>(s.snippets.size()));
       for (const Snippet& snippet : s.snippets) setup.str(snippet.name).str(snippet.code);
-      if (!send(setup.finish())) helper_.reset();
-    }
-    if (!helper_) {
-      fail(FailureCode::unavailable, "the Ruby helper process could not start: " + error);
+      if (!send(setup.finish())) {
+        kill = true;
+        fail(FailureCode::internal, "the Ruby helper process is gone");
+      }
+    } else if (wait == Wait::timeout || wait == Wait::cancelled) {
+      kill = true;
+      fail(wait == Wait::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
+    } else {
+      kill = true;
+      int signal = 0;
+      int status = 0;
+      cpu = helper_->kill_and_reap(&signal, &status);
+      const auto [code, message] = helper_ended(signal, status, false);
+      fail(code, message);
     }
   }
-  ruby::Counters& counters = helper_ ? helper_->counters() : spare_counters_;
-  counters.reset();
-  inbox_.clear();
-
-  bool kill = false;     // the helper must go: it was stopped or broke its protocol
-  bool exiting = false;  // the helper is ending itself after this run
-  if (helper_) {
+  if (helper_ && !kill) {
     ruby::Writer frame(ruby::Frame::run);
     frame.u8(static_cast<std::uint8_t>(request.kind))
         .str(request.code)
@@ -340,10 +394,10 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
       if (wait == Wait::broken) {
         kill = true;
         int signal = 0;
-        cpu = helper_->kill_and_reap(&signal);
-        fail(FailureCode::internal,
-             signal ? "the Ruby helper process died (signal " + std::to_string(signal) + ")"
-                    : std::string("the Ruby helper process broke its protocol"));
+        int status = 0;
+        cpu = helper_->kill_and_reap(&signal, &status);
+        const auto [code, message] = helper_ended(signal, status, true);
+        fail(code, message);
         break;
       }
       ruby::Reader reader(body);

@@ -3,90 +3,95 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <vector>
 
-#include "sandbox/ruby/guest.hpp"
+// The build tree and the install prefix this library was built for
+// (src/sandbox/ruby/CMakeLists.txt).
+#ifndef CORRAL_RUBY_HELPER_BUILD_DIR
+#define CORRAL_RUBY_HELPER_BUILD_DIR ""
+#endif
+#ifndef CORRAL_RUBY_HELPER_BUILD_PATH
+#define CORRAL_RUBY_HELPER_BUILD_PATH ""
+#endif
+#ifndef CORRAL_RUBY_HELPER_INSTALL_PATH
+#define CORRAL_RUBY_HELPER_INSTALL_PATH ""
+#endif
 
 namespace corral::sandbox::ruby {
 namespace {
 
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+constexpr char kProgram[] = "corral-ruby-helper";
+
+bool executable(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
 }
 
-// The child's end of a run: output and tool calls become frames.
-class ChildHost : public GuestHost {
- public:
-  explicit ChildHost(int fd) : fd_(fd) {}
+std::string real(const std::string& path) {
+  char buffer[PATH_MAX];
+  return ::realpath(path.c_str(), buffer) ? std::string(buffer) : std::string();
+}
 
-  void write(int channel, std::string_view bytes) override {
-    Writer frame(Frame::out);
-    frame.u8(static_cast<std::uint8_t>(channel)).str(bytes);
-    if (!write_all(fd_, frame.finish())) ::_exit(0);
+std::string self_exe() {
+  char buffer[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+// The environment a helper gets: nothing of the host's but the time zone
+// (permissive guests see local time) and the sanitizers' options.
+std::vector<std::string> helper_environment() {
+  std::vector<std::string> env;
+  for (const char* name : {"TZ", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
+    if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
   }
+  return env;
+}
 
-  Answer call_tool(std::uint32_t index, std::string args_json, std::string& out,
-                   std::uint8_t&) override {
-    Writer frame(Frame::call);
-    frame.u32(index).str(args_json);
-    if (!write_all(fd_, frame.finish())) ::_exit(0);
-    std::string body;
-    if (!read_frame(fd_, body)) ::_exit(0);
-    Reader reader(body);
-    if (reader.u8() != static_cast<std::uint8_t>(Frame::answer)) ::_exit(3);
-    const bool ok = reader.u8() != 0;
-    out = std::string(reader.str());
-    if (!reader.ok()) ::_exit(3);
-    return ok ? Answer::ok : Answer::error;
-  }
-
- private:
-  int fd_;
-};
-
-// The thread every helper is forked from. PR_SET_PDEATHSIG fires when the
-// thread that forked the child ends, so it must be a thread that lives as
-// long as the process; it also holds no lock of ours while it forks and
-// blocks every signal.
-class Forker {
+// The thread every helper is spawned from. PR_SET_PDEATHSIG fires when the
+// thread that created the child ends, so it must be a thread that lives as
+// long as the process. It blocks every signal; the helper gets them all at
+// their defaults and none blocked.
+class Spawner {
  public:
-  static Forker& instance() {
+  static Spawner& instance() {
     // Never destroyed: its thread never ends. A process forked (without
     // exec) from this one has the object but not the thread, so it makes
     // its own.
     static std::mutex mutex;
-    static Forker* forker = nullptr;
+    static Spawner* spawner = nullptr;
     static pid_t owner = 0;
     std::lock_guard lock(mutex);
-    if (!forker || owner != ::getpid()) {
-      forker = new Forker();
+    if (!spawner || owner != ::getpid()) {
+      spawner = new Spawner();
       owner = ::getpid();
     }
-    return *forker;
+    return *spawner;
   }
 
-  pid_t fork_helper(int child_fd, Counters* counters, int& error) {
+  pid_t spawn(const std::string& path, int socket_fd, int counters_fd, int& error) {
     if (!started_) {
       error = start_error_;
       return -1;
     }
     std::lock_guard serial(request_mutex_);
-    Job job{child_fd, counters, ::getpid()};
+    Job job{&path, socket_fd, counters_fd};
     std::unique_lock lock(mutex_);
     job_ = &job;
     wake_.notify_all();
@@ -97,25 +102,23 @@ class Forker {
 
  private:
   struct Job {
-    int child_fd;
-    Counters* counters;
-    pid_t parent;
+    const std::string* path;
+    int socket_fd;
+    int counters_fd;
     pid_t pid = -1;
     int error = 0;
     bool done = false;
   };
 
-  Forker() {
+  Spawner() {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    // The child runs mruby on this thread's stack.
-    pthread_attr_setstacksize(&attr, std::size_t{16} << 20);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t thread;
-    const int rc = pthread_create(&thread, &attr, &Forker::main, this);
+    const int rc = pthread_create(&thread, &attr, &Spawner::main, this);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     pthread_attr_destroy(&attr);
     started_ = rc == 0;
@@ -123,24 +126,20 @@ class Forker {
   }
 
   static void* main(void* self) {
-    static_cast<Forker*>(self)->loop();
+    static_cast<Spawner*>(self)->loop();
     return nullptr;
   }
 
   void loop() {
-    pthread_setname_np(pthread_self(), "corral-forker");
+    pthread_setname_np(pthread_self(), "corral-spawner");
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return job_ != nullptr; });
       Job* job = job_;
       job_ = nullptr;
-      const int child_fd = job->child_fd;
-      Counters* counters = job->counters;
-      const pid_t parent = job->parent;
       lock.unlock();
-      const pid_t pid = ::fork();
-      if (pid == 0) child_entry(child_fd, counters, parent);
-      const int error = pid < 0 ? errno : 0;
+      int error = 0;
+      const pid_t pid = start(*job, error);
       lock.lock();
       job->pid = pid;
       job->error = error;
@@ -149,32 +148,34 @@ class Forker {
     }
   }
 
-  [[noreturn]] static void child_entry(int child_fd, Counters* counters, pid_t parent) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(0);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    ::sigaction(SIGPIPE, &ignore, nullptr);
-    sigset_t none;
+  // posix_spawn: the helper holds only its socket (3) and the counters (4).
+  static pid_t start(const Job& job, int& error) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_adddup2(&actions, job.socket_fd, 3);
+    posix_spawn_file_actions_adddup2(&actions, job.counters_fd, 4);
+    for (int fd = 0; fd < 3; ++fd) posix_spawn_file_actions_addclose(&actions, fd);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 5);
+    sigset_t none, all;
     sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // Only the socket survives, as fd 3; 0-2 read and write /dev/null.
-    if (child_fd != 3 && ::dup2(child_fd, 3) < 0) ::_exit(4);
-    const int null_fd = ::open("/dev/null", O_RDWR);
-    for (int fd = 0; fd < 3; ++fd) {
-      if (null_fd >= 0 && null_fd != fd) ::dup2(null_fd, fd);
-    }
-    if (::syscall(SYS_close_range, 4U, ~0U, 0U) != 0) {
-      struct rlimit limit {};
-      ::getrlimit(RLIMIT_NOFILE, &limit);
-      const rlim_t top = limit.rlim_cur == RLIM_INFINITY ? 65536 : limit.rlim_cur;
-      for (rlim_t fd = 4; fd < top && fd < 1048576; ++fd) ::close(static_cast<int>(fd));
-    }
-    ::prctl(PR_SET_NAME, "corral-ruby");
-    helper_main(3, counters);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    const std::string parent = std::to_string(::getpid());
+    std::vector<std::string> env = helper_environment();
+    std::vector<char*> envp;
+    for (std::string& entry : env) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    char* argv[] = {const_cast<char*>(kProgram), const_cast<char*>(kHelperProtocol),
+                    const_cast<char*>(parent.c_str()), nullptr};
+    pid_t pid = -1;
+    error = ::posix_spawn(&pid, job.path->c_str(), &actions, &attr, argv, envp.data());
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&actions);
+    return error == 0 ? pid : -1;
   }
 
   bool started_ = false;
@@ -186,28 +187,74 @@ class Forker {
   Job* job_ = nullptr;
 };
 
+// A descriptor at 5 or above: the spawn's dup2 onto 3 and 4 must not meet
+// an fd that is already 3 or 4 (a same-number dup2 keeps O_CLOEXEC).
+int above_four(int fd) {
+  if (fd > 4) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 5);
+  ::close(fd);
+  return moved;
+}
+
 }  // namespace
 
+std::string helper_path(std::string& error) {
+  if (const char* forced = std::getenv("CORRAL_RUBY_HELPER"); forced && *forced) {
+    if (executable(forced)) return forced;
+    error = std::string("CORRAL_RUBY_HELPER=") + forced + " is not an executable file";
+    return {};
+  }
+  std::vector<std::string> tried;
+  const std::string exe = self_exe();
+  const std::string dir = exe.empty() ? std::string() : exe.substr(0, exe.rfind('/'));
+  auto found = [&](const std::string& path) {
+    if (executable(path)) return true;
+    tried.push_back(path);
+    return false;
+  };
+  if (!dir.empty()) {
+    if (std::string p = dir + "/" + kProgram; found(p)) return p;
+    if (std::string p = dir + "/../libexec/corral/" + kProgram; found(p)) return p;
+  }
+  const std::string build_dir = real(CORRAL_RUBY_HELPER_BUILD_DIR);
+  if (!build_dir.empty() && real(exe).rfind(build_dir + "/", 0) == 0) {
+    if (std::string p = CORRAL_RUBY_HELPER_BUILD_PATH; found(p)) return p;
+  }
+  if (std::string p = CORRAL_RUBY_HELPER_INSTALL_PATH; !p.empty() && found(p)) return p;
+  error = std::string("the program ") + kProgram + " was not found (looked for";
+  for (const std::string& path : tried) error += " " + path;
+  error += "; set CORRAL_RUBY_HELPER to its path)";
+  return {};
+}
+
 std::unique_ptr<HelperProcess> HelperProcess::spawn(std::string& error) {
+  const std::string path = helper_path(error);
+  if (path.empty()) return nullptr;
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     error = std::string("socketpair: ") + std::strerror(errno);
     return nullptr;
   }
-  void* page =
-      ::mmap(nullptr, sizeof(Counters), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) {
-    error = std::string("mmap: ") + std::strerror(errno);
+  sv[1] = above_four(sv[1]);
+  const int memfd = above_four(::memfd_create("corral-ruby-counters", MFD_CLOEXEC));
+  void* page = MAP_FAILED;
+  if (memfd >= 0 && ::ftruncate(memfd, sizeof(Counters)) == 0) {
+    page = ::mmap(nullptr, sizeof(Counters), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  }
+  if (sv[1] < 0 || page == MAP_FAILED) {
+    error = std::string("counters page: ") + std::strerror(errno);
+    if (memfd >= 0) ::close(memfd);
     ::close(sv[0]);
-    ::close(sv[1]);
+    if (sv[1] >= 0) ::close(sv[1]);
     return nullptr;
   }
   auto* counters = new (page) Counters();
-  int fork_error = 0;
-  const pid_t pid = Forker::instance().fork_helper(sv[1], counters, fork_error);
+  int spawn_error = 0;
+  const pid_t pid = Spawner::instance().spawn(path, sv[1], memfd, spawn_error);
   ::close(sv[1]);
+  ::close(memfd);
   if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(fork_error);
+    error = "posix_spawn " + path + ": " + std::strerror(spawn_error);
     ::close(sv[0]);
     ::munmap(page, sizeof(Counters));
     return nullptr;
@@ -221,13 +268,14 @@ HelperProcess::~HelperProcess() {
   ::munmap(static_cast<void*>(counters_), sizeof(Counters));
 }
 
-double HelperProcess::kill_and_reap(int* signal) {
+double HelperProcess::kill_and_reap(int* signal, int* exit_status) {
   if (!reaped_) ::kill(pid_, SIGKILL);
-  return reap(signal);
+  return reap(signal, exit_status);
 }
 
-double HelperProcess::reap(int* signal) {
+double HelperProcess::reap(int* signal, int* exit_status) {
   if (signal) *signal = 0;
+  if (exit_status) *exit_status = -1;
   if (reaped_) return 0;
   reaped_ = true;
   int status = 0;
@@ -238,60 +286,9 @@ double HelperProcess::reap(int* signal) {
   } while (got < 0 && errno == EINTR);
   if (got != pid_) return 0;  // reaped by someone else (SIGCHLD ignored)
   if (signal && WIFSIGNALED(status)) *signal = WTERMSIG(status);
+  if (exit_status && WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
   return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-void helper_main(int fd, Counters* counters) {
-  ChildHost host(fd);
-  Guest* guest = nullptr;  // never destroyed: the process ends with _exit
-  std::string body;
-  while (read_frame(fd, body)) {
-    Reader reader(body);
-    const auto type = static_cast<Frame>(reader.u8());
-    if (type == Frame::setup && !guest) {
-      GuestSetup setup;
-      setup.profile = reader.u8() == 1 ? Profile::permissive : Profile::hermetic;
-      setup.memory_limit = reader.u64();
-      setup.stdout_limit = reader.u64();
-      setup.stderr_limit = reader.u64();
-      setup.max_tool_calls = reader.u64();
-      for (std::uint32_t i = 0, n = reader.u32(); i < n && reader.ok(); ++i) {
-        setup.tools.emplace_back(reader.str());
-      }
-      for (std::uint32_t i = 0, n = reader.u32(); i < n && reader.ok(); ++i) {
-        Snippet snippet;
-        snippet.name = std::string(reader.str());
-        snippet.code = std::string(reader.str());
-        setup.snippets.push_back(std::move(snippet));
-      }
-      if (!reader.ok()) ::_exit(3);
-      guest = new Guest(std::move(setup), host, *counters);
-      guest->prepare();
-    } else if (type == Frame::run && guest) {
-      GuestRequest request;
-      request.kind = static_cast<RunRequest::Kind>(reader.u8());
-      request.code = std::string(reader.str());
-      request.entrypoint = std::string(reader.str());
-      request.args_json = std::string(reader.str());
-      if (!reader.ok()) ::_exit(3);
-      const double cpu_start = process_cpu_seconds();
-      counters->cpu_ns_at_start.store(static_cast<std::uint64_t>(cpu_start * 1e9));
-      GuestResult result = guest->run(request);
-      Writer done(Frame::done);
-      done.u8(result.code)
-          .str(result.message)
-          .str(result.value)
-          .f64(process_cpu_seconds() - cpu_start)
-          .u8(result.discard ? 1 : 0);
-      if (!write_all(fd, done.finish())) ::_exit(0);
-      if (result.discard) ::_exit(0);
-      guest->prepare();
-    } else {
-      ::_exit(3);
-    }
-  }
-  ::_exit(0);
 }
 
 }  // namespace corral::sandbox::ruby

@@ -11,14 +11,15 @@
 //   run    {u8 kind, str code, str entrypoint, str args_json}
 //   answer {u8 ok, str payload}           JSON text, or an error message
 // Helper -> host:
+//   hello  {}                             locked down, ready for setup
 //   out    {u8 channel, str bytes}        already capped by the helper
 //   call   {u32 tool, str args_json}
 //   done   {u8 code|kNoFailure, str message, str value, f64 cpu, u8 discard}
 // The helper's counters (memory peak, bytes offered, tool calls) live in a
 // shared page (Counters) so that the host can read them after killing it.
 //
-// Nothing here throws or locks: the helper process is a fork of a
-// multi-threaded host and may use only what is safe after fork().
+// Nothing here throws or locks: the helper runs it under a seccomp filter,
+// and a pooled worker's inline engine uses the same types.
 #pragma once
 
 #include <atomic>
@@ -33,7 +34,11 @@ inline constexpr std::uint64_t kNone = ~std::uint64_t{0};
 inline constexpr std::uint8_t kNoFailure = 0xFF;
 inline constexpr std::size_t kMaxFrame = std::size_t{256} << 20;
 
-enum class Frame : std::uint8_t { setup = 1, run, answer, out, call, done };
+enum class Frame : std::uint8_t { setup = 1, run, answer, out, call, done, hello };
+
+// The helper program's first argument: a helper from another corral build
+// (another frame layout) refuses to start instead of misreading frames.
+inline constexpr char kHelperProtocol[] = "corral-ruby-helper/2";
 
 // Counters: one shared page per helper, written by the helper during a run
 // and read by the host at its end, whichever way it ended.
