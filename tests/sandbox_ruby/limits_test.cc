@@ -1,5 +1,7 @@
 // Ruby guests: timeout, memory limit, output caps, usage on every outcome,
 // the hermetic profile.
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "sandbox_ruby/test_util.hpp"
@@ -101,6 +103,47 @@ TEST(RubyMemory, E20_RescuingNoMemoryErrorDoesNotHelp) {
   RubySandbox sandbox(small_memory());
   expect_memory_limit(sandbox,
                       "a = []; loop { begin; a << 'y' * 10_000; rescue Exception; retry; end }");
+}
+
+long host_peak_kb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// mruby paces its GC by objects made, not bytes: a loop that keeps 100 KB
+// live made garbage strings past the limit before a GC ran, and failed. A
+// full GC now comes before the limit is declared.
+TEST(RubyMemory, GarbageIsCollectedBeforeTheLimitIsDeclared) {
+  RubySandbox sandbox(small_memory());  // 8 MiB
+  // 200 MB made in all, 100 KB kept plus one 100 KB string at a time.
+  Execution strings = sandbox.eval(
+      "keep = 'k' * 100_000; n = 0\n"
+      "2_000.times { s = 'x' * 100_000; n += s.size }\n"
+      "[n, keep.size]");
+  EXPECT_EQ(strings.value(), "[200000000,100000]");
+  EXPECT_LE(strings.usage().memory_peak, std::uint64_t{8} << 20);
+  Execution arrays =
+      sandbox.eval("keep = []; 500.times { |i| a = Array.new(50_000, i); keep = [a.size] }; keep");
+  EXPECT_EQ(arrays.value(), "[50000]");
+  Execution hashes = sandbox.eval(
+      "n = 0; 300.times { h = {}; 2_000.times { |i| h[i] = 'v' * 20 }; n += h.size }; n");
+  EXPECT_EQ(hashes.value(), "600000");
+}
+
+TEST(RubyMemory, AGrowingLoopStillFailsQuicklyAndTheHostHoldsNothingOfIt) {
+  RubySandbox sandbox(small_memory());
+  ASSERT_EQ(sandbox.eval("1").value(), "1");
+  const long host_before = host_peak_kb();
+  const auto start = std::chrono::steady_clock::now();
+  expect_memory_limit(sandbox, "a = []; loop { a << 'x' * 100_000 }");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // The guest's memory is the helper's; the host grows by its frames only.
+  EXPECT_LT(host_peak_kb() - host_before, 16 * 1024);
+  // A guest that turns the GC off gets no collection: the limit holds.
+  expect_memory_limit(sandbox, "GC.disable; 2_000.times { 'x' * 100_000 }");
 }
 
 TEST(RubyMemory, B35_UsageIsPopulatedOnEveryOutcome) {

@@ -15,6 +15,7 @@
 #include <mruby/variable.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -319,6 +320,54 @@ bool split_path(const std::string& path, std::vector<std::string>& constants, st
   return true;
 }
 
+// Core classes whose instances hold C state only their own constructors
+// make: an allocate()d or Class#new'd one is a NULL dereference waiting for
+// its first method call (Proc.allocate.call, Method.allocate.super_method,
+// UnboundMethod.allocate.bind). Found by tests/sandbox_ruby/fuzz --sweep.
+constexpr const char* kNoAllocator[] = {"Proc", "Method", "UnboundMethod"};
+constexpr char kNoAllocatorIvar[] = "__corral_noalloc";  // no @: hidden from guests
+
+// mruby's own Class#allocate, wrapped by the guard below. Atomic: inline
+// engines open states on several threads (they store the same value).
+std::atomic<mrb_func_t> g_class_allocate{nullptr};
+
+// Raises TypeError when `cv` is, or inherits from, a class in kNoAllocator.
+void refuse_without_allocator(mrb_state* mrb, mrb_value cv) {
+  mrb_value denied =
+      mrb_iv_get(mrb, mrb_obj_value(mrb->class_class), mrb_intern_cstr(mrb, kNoAllocatorIvar));
+  if (!mrb_array_p(denied)) return;
+  for (RClass* c = mrb_class_ptr(cv); c; c = c->super) {
+    for (mrb_int i = 0; i < RARRAY_LEN(denied); ++i) {
+      if (mrb_class_ptr(RARRAY_PTR(denied)[i]) == c) {
+        mrb_raisef(mrb, E_TYPE_ERROR, "allocator undefined for %v", mrb_obj_value(c));
+      }
+    }
+  }
+}
+
+mrb_value guarded_allocate(mrb_state* mrb, mrb_value cv) {
+  refuse_without_allocator(mrb, cv);
+  return g_class_allocate.load(std::memory_order_relaxed)(mrb, cv);
+}
+
+// Replaces Class#allocate with a guard that refuses the classes in
+// kNoAllocator (and their subclasses), however it is reached: Proc.allocate,
+// Class.new(Method).new (mruby's Class#new is bytecode that sends
+// allocate), Class.instance_method(:allocate).bind(Proc).call. Proc.new,
+// method(:x) and instance_method(:x) make theirs without it.
+void guard_allocators(mrb_state* mrb) {
+  const mrb_method_t m = mrb_method_search(mrb, mrb->class_class, mrb_intern_lit(mrb, "allocate"));
+  const mrb_func_t original = MRB_METHOD_CFUNC_P(m) ? MRB_METHOD_CFUNC(m) : nullptr;
+  if (!original) mrb_raise(mrb, E_RUNTIME_ERROR, "Class#allocate is not a C function");
+  if (original != &guarded_allocate) g_class_allocate.store(original, std::memory_order_relaxed);
+  mrb_define_method(mrb, mrb->class_class, "allocate", guarded_allocate, MRB_ARGS_NONE());
+  mrb_value denied = mrb_ary_new(mrb);
+  for (const char* name : kNoAllocator) {
+    mrb_ary_push(mrb, denied, mrb_obj_value(mrb_class_get(mrb, name)));
+  }
+  mrb_iv_set(mrb, mrb_obj_value(mrb->class_class), mrb_intern_cstr(mrb, kNoAllocatorIvar), denied);
+}
+
 struct SetupContext {
   Guest* guest;
   std::string* error;
@@ -336,6 +385,7 @@ mrb_value setup_state(mrb_state* mrb, void* data) {
   if (setup.profile == Profile::permissive) kEvalGem.init(mrb);
   mrb_state_atexit(mrb, final_gems);
   mrb_define_method(mrb, mrb->kernel_module, "__corral_write__", write_method, MRB_ARGS_REQ(2));
+  guard_allocators(mrb);
 
   for (std::size_t i = 0; i < setup.tools.size(); ++i) {
     std::vector<std::string> constants;
@@ -634,6 +684,7 @@ struct Guest::Heap {
   std::int64_t baseline = 0;
   std::uint64_t limit = kNone;
   bool armed = false;
+  bool collected = false;  // the last allocation was refused once, for a GC
 };
 
 struct Guest::State {
@@ -663,9 +714,19 @@ void* counting_alloc(mrb_state*, void* p, size_t size, void* ud) {
   if (heap->armed && heap->limit != kNone) {
     const std::int64_t after = heap->live - old + static_cast<std::int64_t>(size);
     if (after - heap->baseline > static_cast<std::int64_t>(heap->limit)) {
+      // mruby's GC is paced by object counts, not bytes: garbage strings
+      // can hold far more than the live data. A refused allocation makes
+      // mruby run a full GC and ask once more (mrb_realloc_simple); only
+      // an allocation that still crosses the limit after it stops the run.
+      if (!heap->collected) {
+        heap->collected = true;
+        return nullptr;
+      }
+      heap->collected = false;
       heap->guest->stop(static_cast<std::uint8_t>(FailureCode::memory_limit), "");
     }
   }
+  heap->collected = false;
   void* q = std::realloc(p, size);
   if (!q) return nullptr;
   heap->live += static_cast<std::int64_t>(malloc_usable_size(q)) - old;
