@@ -14,6 +14,9 @@ void add_worker_command(CLI::App& app, Action& action) {
   cmd->add_option("--ipc-fd", settings->ipc_fd, "The inherited IPC socket")->capture_default_str();
   cmd->add_option("--max-frame", settings->max_frame, "Largest frame accepted")
       ->capture_default_str();
+  cmd->add_option("--memory-ceiling", settings->memory_ceiling,
+                  "RLIMIT_DATA in bytes (0: as inherited)")
+      ->capture_default_str();
   cmd->add_flag("--no-harden", *no_harden, "Skip the lockdown (debugging only)");
   cmd->callback([&action, settings, no_harden] {
     action = [settings, no_harden] {

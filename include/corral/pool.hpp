@@ -171,6 +171,22 @@ struct Options {
   std::uint64_t retire_after_executions = 1000;
   // A worker whose resident memory passes this after a run is retired.
   std::uint64_t worker_memory_bound = std::uint64_t{512} << 20;
+  // While runs are in flight the pool reads each worker's private resident
+  // memory this often. A worker past what it held before its runs plus
+  // their memory_limits plus run_memory_overhead has its runs stopped:
+  // they end as memory_limit (with their output, if the worker answers
+  // within memory_stop_grace; otherwise it is killed) and it retires.
+  // Runs with no memory_limit are bounded only by the worker's kernel
+  // ceiling (docs/pool.md).
+  std::chrono::duration<double> memory_watch_interval = std::chrono::milliseconds(20);
+  std::uint64_t run_memory_overhead = std::uint64_t{128} << 20;
+  std::chrono::duration<double> memory_stop_grace = std::chrono::milliseconds(100);
+  // The kernel's bound on each worker's private writable memory
+  // (RLIMIT_DATA, set before the worker starts V8): what no run, and no
+  // compromised worker, can pass. A worker whose engine runs out of memory
+  // at it ends its runs as memory_limit. It should leave room for several
+  // runs' limits and the engine (a worker holds about 40 MiB idle). 0: none.
+  std::uint64_t worker_memory_ceiling = std::uint64_t{4} << 30;
   // Added to a run's timeout before the pool kills a silent worker.
   std::chrono::duration<double> grace = std::chrono::seconds(1);
   // Between SIGTERM and SIGKILL when workers are stopped.

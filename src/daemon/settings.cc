@@ -465,6 +465,12 @@ server::Options to_server_options(const Settings& settings) {
   options.pool.max_queue = settings.max_queue;
   options.pool.retire_after_executions = settings.retire_after_executions;
   options.pool.grace = settings.grace;
+  // Room under the kernel's ceiling for every run a worker holds at its
+  // limit twice over (the engine's copies), past the 4 GiB default.
+  const std::uint64_t runs_at_their_limit =
+      2 * settings.memory_limit * std::max<std::uint64_t>(1, settings.executions_per_worker);
+  options.pool.worker_memory_ceiling =
+      std::max(options.pool.worker_memory_ceiling, runs_at_their_limit + (std::uint64_t{1} << 30));
   options.pool.instrumented = settings.metrics;
   if (!settings.worker.empty()) options.pool.worker_command = {settings.worker, "worker"};
   options.default_timeout = settings.default_timeout;

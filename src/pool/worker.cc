@@ -1,15 +1,18 @@
 #include "pool/worker.hpp"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <thread>
@@ -20,6 +23,7 @@
 #include "corral/sandbox.hpp"
 #include "pool/frames.hpp"
 #include "pool/lockdown.hpp"
+#include "sandbox/engine.hpp"
 #include "sandbox/ruby/engine_ruby.hpp"
 
 namespace corral::pool {
@@ -329,6 +333,25 @@ int run_worker(const WorkerSettings& settings) {
   // A locked-down worker cannot fork a Ruby helper: Ruby guests run on the
   // run's thread, and the pool's kill at timeout + grace is their deadline.
   sandbox::set_ruby_inline(true);
+  sandbox::set_out_of_memory_exit(kOutOfMemoryExit);
+  // The same for C++ allocations (corral's, and V8's own `new`) refused at
+  // the ceiling: an exception there would end in terminate() and look like
+  // a crash.
+  std::set_new_handler([] {
+    static const char line[] = "corral worker: out of memory (operator new)\n";
+    [[maybe_unused]] const ssize_t ignored = ::write(2, line, sizeof line - 1);
+    ::_exit(kOutOfMemoryExit);
+  });
+  if (settings.memory_ceiling != 0) {
+    // Before V8 starts, so that nothing it commits later escapes the bound.
+    const rlim_t ceiling = static_cast<rlim_t>(settings.memory_ceiling);
+    const struct rlimit data { ceiling, ceiling };
+    if (::setrlimit(RLIMIT_DATA, &data) != 0) {
+      std::fprintf(stderr, "corral worker: RLIMIT_DATA %llu: %s\n",
+                   static_cast<unsigned long long>(ceiling), std::strerror(errno));
+      return 70;
+    }
+  }
 
   // Start V8 (platform, ICU, the watchdog thread) and run once, so that
   // whatever files and threads it needs at start are in place before the

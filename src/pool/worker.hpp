@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace corral::pool {
 
@@ -15,7 +16,15 @@ struct WorkerSettings {
   int ipc_fd = 3;
   bool harden = true;
   std::size_t max_frame = std::size_t{64} << 20;
+  // RLIMIT_DATA (soft and hard): the kernel's bound on the worker's private
+  // writable memory. 0 leaves it as inherited.
+  std::uint64_t memory_ceiling = 0;
 };
+
+// The exit status of a worker whose engine ran out of memory (V8's heap, or
+// an allocation refused at memory_ceiling): the pool ends its runs as
+// memory_limit, not as a crash.
+inline constexpr int kOutOfMemoryExit = 86;
 
 // Runs until the pool closes the socket; returns the process exit code.
 int run_worker(const WorkerSettings& settings);

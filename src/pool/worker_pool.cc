@@ -30,6 +30,7 @@
 
 #include "corral/pool.hpp"
 #include "pool/frames.hpp"
+#include "pool/worker.hpp"
 
 extern char** environ;
 
@@ -84,6 +85,10 @@ void validate(const Options& options) {
   if (options.worker_memory_bound == 0)
     throw std::invalid_argument("worker_memory_bound: must be at least 1");
   if (!positive_finite(options.grace)) throw std::invalid_argument("grace: must be positive");
+  if (!positive_finite(options.memory_watch_interval))
+    throw std::invalid_argument("memory_watch_interval: must be positive");
+  if (!positive_finite(options.memory_stop_grace))
+    throw std::invalid_argument("memory_stop_grace: must be positive");
   if (!positive_finite(options.termination_delay))
     throw std::invalid_argument("termination_delay: must be positive");
   if (!positive_finite(options.start_timeout))
@@ -119,20 +124,11 @@ class ResidentMemory {
   ResidentMemory& operator=(const ResidentMemory&) = delete;
   ~ResidentMemory() { close(); }
 
-  std::uint64_t bytes(pid_t pid) {
-    if (pid != pid_) open(pid);
-    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    std::uint64_t total = 0;
-    for (int fd : fds_) {
-      char text[128];
-      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-      if (n <= 0) continue;
-      text[n] = '\0';
-      unsigned long long size = 0, resident = 0;
-      if (std::sscanf(text, "%llu %llu", &size, &resident) == 2) total += resident * page;
-    }
-    return total;
-  }
+  // Resident bytes of the worker and its reaper.
+  std::uint64_t bytes(pid_t pid) { return sum(pid, false); }
+  // The same without file-backed pages (the binary, ICU's data), which the
+  // guest does not make and the kernel can drop: what the guest can grow.
+  std::uint64_t private_bytes(pid_t pid) { return sum(pid, true); }
 
   void close() {
     for (int fd : fds_) ::close(fd);
@@ -153,6 +149,23 @@ class ResidentMemory {
     std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
                            "/children");
     for (pid_t child; children >> child;) add(child);
+  }
+
+  std::uint64_t sum(pid_t pid, bool private_only) {
+    if (pid != pid_) open(pid);
+    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    std::uint64_t total = 0;
+    for (int fd : fds_) {
+      char text[128];
+      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+      if (n <= 0) continue;
+      text[n] = '\0';
+      unsigned long long size = 0, resident = 0, shared = 0;
+      if (std::sscanf(text, "%llu %llu %llu", &size, &resident, &shared) == 3) {
+        total += (private_only ? resident - std::min(resident, shared) : resident) * page;
+      }
+    }
+    return total;
   }
 
   pid_t pid_ = 0;
@@ -284,19 +297,28 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     Clock::time_point started;
     std::unique_ptr<asio::steady_timer> backstop;
     bool settled = false;
+    // Set when its worker's memory passed what its runs may hold: however
+    // the run ends now, it ends as memory_limit with this message.
+    std::string memory_verdict;
   };
 
   enum class WorkerState { starting, ready, retiring, dying };
 
   struct Worker {
     Worker(asio::io_context& io, std::size_t max_frame)
-        : socket(io), pidfd(io), start_timer(io), kill_timer(io), reader(max_frame) {}
+        : socket(io),
+          pidfd(io),
+          start_timer(io),
+          kill_timer(io),
+          memory_timer(io),
+          reader(max_frame) {}
     std::uint64_t number = 0;
     pid_t pid = 0;
     asio::local::stream_protocol::socket socket;
     asio::posix::stream_descriptor pidfd;
     asio::steady_timer start_timer;
     asio::steady_timer kill_timer;
+    asio::steady_timer memory_timer;  // from a memory stop to the kill
     FrameReader reader;
     std::array<char, 64 * 1024> read_buffer{};
     std::deque<std::string> writes;
@@ -311,6 +333,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     bool successor_tried = false;  // one try per worker: a failed one is not retried
     bool speculative = false;      // spawned as a standby: its failure fails no queue
     ResidentMemory memory;
+    // Resident bytes when its current runs began (idle before them): what
+    // they may hold is measured from here.
+    std::uint64_t memory_baseline = 0;
+    bool memory_stopped = false;
     std::optional<WorkerExit> exit_reason;
     std::string exit_detail;  // why, for the runs that fail with it
     bool reaped = false;
@@ -447,6 +473,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   void start(const std::shared_ptr<Pending>& pending, const std::shared_ptr<Worker>& worker) {
     pending->worker = worker;
     pending->started = Clock::now();
+    if (worker->running.empty() && worker->state == WorkerState::ready) {
+      worker->memory_baseline = worker->memory.private_bytes(worker->pid);
+    }
     worker->running[pending->ticket] = pending;
     const Request& request = pending->request;
     json::array tools;
@@ -458,9 +487,97 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
                        {"code", request.code},
                        {"tools", std::move(tools)},
                        {"limits", limits_to_object(request.limits)}});
-    if (worker->state == WorkerState::ready) arm_backstop(pending);
+    if (worker->state == WorkerState::ready) {
+      arm_backstop(pending);
+      watch_memory();
+    }
     update_gauges();
     emit({.kind = Event::Kind::execution_started, .worker = worker->number, .pid = worker->pid});
+  }
+
+  // ---- memory ---------------------------------------------------------------
+  //
+  // A run's memory_limit is counted by its engine inside the worker, which
+  // cannot see what the engine or corral allocate outside the guest's heap.
+  // The pool measures the worker from outside: while runs are in flight it
+  // reads the worker's resident memory every memory_watch_interval, and a
+  // worker past its baseline plus its runs' limits plus run_memory_overhead
+  // has its runs stopped (they end as memory_limit, keeping their output)
+  // and, memory_stop_grace later, is killed if it has not answered. It
+  // retires either way: its heap is not what a fresh worker's is.
+
+  void watch_memory() {
+    if (memory_watching_ || running_count() == 0) return;
+    memory_watching_ = true;
+    memory_watch_.expires_after(
+        std::chrono::duration_cast<Clock::duration>(options_.memory_watch_interval));
+    memory_watch_.async_wait([this](boost::system::error_code ec) {
+      memory_watching_ = false;
+      if (ec) return;
+      check_memory();
+      watch_memory();
+    });
+  }
+
+  void check_memory() {
+    for (auto& [number, worker] : workers_) {
+      if (worker->running.empty() || worker->memory_stopped ||
+          worker->state == WorkerState::starting || worker->state == WorkerState::dying) {
+        continue;
+      }
+      std::uint64_t allowed = worker->memory_baseline + options_.run_memory_overhead;
+      bool bounded = true;
+      for (const auto& [ticket, pending] : worker->running) {
+        if (!pending->request.limits.memory_limit) bounded = false;
+        allowed += pending->request.limits.memory_limit.value_or(0);
+      }
+      if (!bounded) continue;
+      const std::uint64_t held = worker->memory.private_bytes(worker->pid);
+      if (held > allowed) stop_for_memory(worker, held, allowed);
+    }
+  }
+
+  void stop_for_memory(const std::shared_ptr<Worker>& worker, std::uint64_t held,
+                       std::uint64_t allowed) {
+    worker->memory_stopped = true;
+    constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+    for (auto& [ticket, pending] : worker->running) {
+      const std::uint64_t limit = *pending->request.limits.memory_limit;
+      pending->memory_verdict = "the run exceeded its memory limit of " + std::to_string(limit) +
+                                " bytes: worker " + std::to_string(worker->number) + " held " +
+                                std::to_string(held / kMiB) + " MiB, past the " +
+                                std::to_string(allowed / kMiB) + " MiB its runs may hold";
+      write(worker, json::object{{"t", "cancel"}, {"id", ticket}});
+    }
+    worker->memory_timer.expires_after(
+        std::chrono::duration_cast<Clock::duration>(options_.memory_stop_grace));
+    worker->memory_timer.async_wait([this, worker](boost::system::error_code ec) {
+      if (ec || worker->state == WorkerState::dying || worker->running.empty()) return;
+      for (auto& [ticket, pending] : worker->running) {
+        pending->memory_verdict += " (it did not stop in time and was killed)";
+      }
+      kill_worker(worker, WorkerExit::memory_bound,
+                  "was killed: its runs passed their memory limits and it did not stop them");
+    });
+  }
+
+  // What a run stopped for memory ends in, whatever its worker answered.
+  static Outcome memory_outcome(const Pending& pending, Outcome answered) {
+    std::shared_ptr<const Execution> execution;
+    const ExecutionData* data = nullptr;
+    if (answered.execution) {
+      data = &answered.execution->data();
+    } else if (answered.failure && answered.failure->execution) {
+      data = &answered.failure->execution->data();
+    }
+    if (data) {
+      ExecutionData kept = *data;
+      kept.failed = true;
+      kept.value = "null";
+      execution = std::make_shared<const Execution>(std::move(kept));
+    }
+    return Outcome{std::nullopt, Failure{FailureCode::memory_limit, pending.memory_verdict,
+                                         std::move(execution)}};
   }
 
   void arm_backstop(const std::shared_ptr<Pending>& pending) {
@@ -578,6 +695,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     std::vector<std::string> args = options_.worker_command;
     args.push_back("--ipc-fd=3");
     args.push_back("--max-frame=" + std::to_string(options_.max_frame));
+    if (options_.worker_memory_ceiling != 0) {
+      args.push_back("--memory-ceiling=" + std::to_string(options_.worker_memory_ceiling));
+    }
     if (!options_.harden_workers) args.push_back("--no-harden");
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
@@ -662,8 +782,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
         asio::buffer(worker->read_buffer),
         [this, worker](boost::system::error_code ec, std::size_t n) {
           if (ec) {
-            if (worker->state != WorkerState::dying)
-              kill_worker(worker, WorkerExit::crashed, "closed its connection");
+            if (worker->state != WorkerState::dying) await_exit(worker);
             return;
           }
           worker->reader.append(worker->read_buffer.data(), n);
@@ -684,6 +803,20 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
         });
   }
 
+  // Its connection closed: a worker that ends closes it just before its
+  // exit status is known, and the status says why (out of memory is not a
+  // crash), so the pool waits a moment for it. One that closed it and
+  // lives on is killed.
+  void await_exit(const std::shared_ptr<Worker>& worker) {
+    if (worker->state == WorkerState::ready) worker->state = WorkerState::retiring;
+    worker->kill_timer.expires_after(std::chrono::milliseconds(500));
+    worker->kill_timer.async_wait([this, worker](boost::system::error_code ec) {
+      if (!ec && !worker->reaped && worker->state != WorkerState::dying) {
+        kill_worker(worker, WorkerExit::crashed, "closed its connection");
+      }
+    });
+  }
+
   void write(const std::shared_ptr<Worker>& worker, const json::object& message) {
     if (worker->state == WorkerState::dying) return;
     worker->writes.push_back(encode_frame(message));
@@ -700,8 +833,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
                       [this, worker](boost::system::error_code ec, std::size_t) {
                         if (ec) {
                           worker->writing = false;
-                          if (worker->state != WorkerState::dying)
-                            kill_worker(worker, WorkerExit::crashed, "closed its connection");
+                          if (worker->state != WorkerState::dying) await_exit(worker);
                           return;
                         }
                         worker->writes.pop_front();
@@ -718,7 +850,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       if (worker->state != WorkerState::starting) return false;
       worker->state = WorkerState::ready;
       worker->start_timer.cancel();
+      worker->memory_baseline = worker->memory.private_bytes(worker->pid);
       for (auto& [ticket, pending] : worker->running) arm_backstop(pending);
+      watch_memory();
       // A standby whose predecessor is idle swaps in at once; a busy one
       // retires when its run ends (on_done).
       if (worker->standby_for != 0) {
@@ -815,8 +949,13 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     std::shared_ptr<Pending> pending = it->second;
     worker->running.erase(it);
     ++worker->executions;
+    if (!pending->memory_verdict.empty()) outcome = memory_outcome(*pending, std::move(outcome));
     settle(pending, std::move(outcome));
 
+    if (worker->memory_stopped && worker->state == WorkerState::ready) {
+      worker->state = WorkerState::retiring;
+      worker->exit_reason = WorkerExit::memory_bound;
+    }
     if (worker->state == WorkerState::ready) {
       if (const json::value* ending = message.if_contains("ending");
           ending && ending->is_bool() && ending->get_bool()) {
@@ -928,6 +1067,11 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     auto running = std::move(worker->running);
     worker->running.clear();
     for (auto& [ticket, pending] : running) {
+      if (!pending->memory_verdict.empty()) {
+        settle(pending, Outcome{std::nullopt,
+                                make_failure(FailureCode::memory_limit, pending->memory_verdict)});
+        continue;
+      }
       settle(pending,
              Outcome{std::nullopt,
                      make_failure(code, "worker " + std::to_string(worker->number) + " " + what)});
@@ -944,6 +1088,20 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     worker->reaped = true;
     worker->kill_timer.cancel();
     worker->start_timer.cancel();
+    worker->memory_timer.cancel();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryExit &&
+        worker->state != WorkerState::dying) {
+      for (auto& [ticket, pending] : worker->running) {
+        if (!pending->memory_verdict.empty()) continue;
+        pending->memory_verdict =
+            "the run exceeded its memory limit: worker " + std::to_string(worker->number) +
+            " ran out of memory" +
+            (options_.worker_memory_ceiling
+                 ? " at its ceiling of " + std::to_string(options_.worker_memory_ceiling) + " bytes"
+                 : std::string());
+      }
+      kill_worker(worker, WorkerExit::memory_bound, "ran out of memory");
+    }
     if (worker->state != WorkerState::dying) {
       kill_worker(worker, WorkerExit::crashed, describe_status(status));
     }
@@ -1084,6 +1242,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   bool terminating_ = false;
   bool shutdown_finished_ = false;
   std::unique_ptr<asio::steady_timer> drain_timer_;
+  asio::steady_timer memory_watch_{io_};
+  bool memory_watching_ = false;
   std::vector<std::function<void()>> shutdown_waiters_;
 
   mutable std::mutex stats_mutex_;

@@ -29,6 +29,13 @@ struct ToolEntry {
   AsyncTool async;
 };
 
+// A process that exists to run guests (a pool worker) asks for this: when an
+// engine runs out of memory (V8's heap or an allocation it cannot survive
+// failing), the process writes one line to stderr and _exit()s with `code`
+// instead of aborting, so whoever watches it can tell an out-of-memory end
+// from a crash. 0 (the default) keeps the engine's own abort.
+void set_out_of_memory_exit(int code) noexcept;
+
 // "1.5s": a duration as the failure messages spell it.
 std::string format_seconds(double seconds);
 

@@ -3,6 +3,7 @@
 #include <libplatform/libplatform.h>
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -65,6 +66,26 @@ enum class Settled { value, stopped, stuck };
 
 }  // namespace
 
+namespace {
+
+std::atomic<int> out_of_memory_exit{0};
+
+void exit_out_of_memory(const char* location, bool is_heap_oom) {
+  char line[256];
+  const int n =
+      std::snprintf(line, sizeof line, "corral: out of memory (%s%s)\n",
+                    is_heap_oom ? "JavaScript heap, " : "", location ? location : "unknown");
+  if (n > 0) {
+    [[maybe_unused]] const ssize_t ignored =
+        ::write(2, line, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof line - 1));
+  }
+  ::_exit(out_of_memory_exit.load());
+}
+
+}  // namespace
+
+void set_out_of_memory_exit_code(int code) noexcept { out_of_memory_exit.store(code); }
+
 V8Engine::V8Engine(const Options& options) : options_(options) {
   platform_ = ensure_v8();
   allocator_ = std::make_unique<CountingAllocator>();
@@ -84,6 +105,7 @@ V8Engine::V8Engine(const Options& options) : options_(options) {
   isolate_ = v8::Isolate::New(params);
   if (!isolate_) throw SetupError(FailureCode::setup_error, "V8 could not create an isolate");
   isolate_->SetData(0, this);
+  if (out_of_memory_exit.load() != 0) isolate_->SetOOMErrorHandler(&exit_out_of_memory);
   isolate_->AddNearHeapLimitCallback(&V8Engine::near_heap_limit, this);
   isolate_->AddGCEpilogueCallback(&V8Engine::after_gc, this);
   isolate_->SetAllowAtomicsWait(false);
@@ -497,3 +519,7 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
 }
 
 }  // namespace corral::sandbox::v8engine
+
+namespace corral::sandbox {
+void set_out_of_memory_exit(int code) noexcept { v8engine::set_out_of_memory_exit_code(code); }
+}  // namespace corral::sandbox
