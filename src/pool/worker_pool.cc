@@ -186,6 +186,15 @@ std::uint64_t retirement_count(std::uint64_t retire_after, std::uint64_t worker_
 // process loads; below it the saving is not worth an extra process.
 constexpr std::uint64_t kSuccessorAheadFrom = 20;
 
+// AddressSanitizer keeps freed memory in quarantine (256 MiB by default)
+// and its shadow grows with the heap: a sanitizer build's workers grow that
+// much more with no guest to blame.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::uint64_t kSanitizerMemorySlack = std::uint64_t{512} << 20;
+#else
+constexpr std::uint64_t kSanitizerMemorySlack = 0;
+#endif
+
 std::vector<std::string> default_worker_command() {
   char path[4096];
   const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
@@ -525,7 +534,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
           worker->state == WorkerState::starting || worker->state == WorkerState::dying) {
         continue;
       }
-      std::uint64_t allowed = worker->memory_baseline + options_.run_memory_overhead;
+      std::uint64_t allowed =
+          worker->memory_baseline + options_.run_memory_overhead + kSanitizerMemorySlack;
       bool bounded = true;
       for (const auto& [ticket, pending] : worker->running) {
         if (!pending->request.limits.memory_limit) bounded = false;
