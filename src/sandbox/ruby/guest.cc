@@ -684,7 +684,7 @@ struct Guest::Heap {
   std::int64_t baseline = 0;
   std::uint64_t limit = kNone;
   bool armed = false;
-  bool collected = false;  // the last allocation was refused once, for a GC
+  std::int64_t since_gc = 0;  // bytes allocated since pace_gc last asked for a GC
 };
 
 struct Guest::State {
@@ -697,11 +697,37 @@ struct Guest::State {
 
 namespace {
 
+// mruby paces its GC by objects made, not bytes: a loop that keeps 100 KB
+// live but makes a 100 KB garbage string or array per step reached the
+// limit long before a GC ran. Once a run holds a quarter of its limit,
+// each further eighth of the limit it allocates asks for a GC at mruby's
+// next object allocation, which is where mruby collects by design (a GC
+// from inside this allocator is not safe: mruby's own collect-and-retry on
+// a failed allocation crashes in fiber_init, RubyHostile.FiberGamesEndCleanly).
+// Each GC asked for runs whole, not in increments, and past half the limit
+// it is a major one, which also frees garbage that had lived through a GC
+// (a previous step's value still held in a VM register is marked once and
+// then old). What is still held at the limit is live, or the guest turned
+// the GC off.
+// A GC step ratio no heap within a run's limit exhausts in one increment.
+constexpr int kWholeCycleSteps = 1 << 24;
+
+void pace_gc(mrb_state* mrb, Guest::Heap& heap, std::int64_t used, std::size_t size) {
+  heap.since_gc += static_cast<std::int64_t>(size);
+  const auto limit = static_cast<std::int64_t>(heap.limit);
+  if (used < limit / 4 || heap.since_gc < limit / 8) return;
+  heap.since_gc = 0;
+  mrb_gc& gc = mrb->gc;
+  gc.threshold = 0;                  // mrb_obj_alloc collects when live > threshold
+  gc.step_ratio = kWholeCycleSteps;  // an increment that finishes the cycle
+  if (used > limit / 2) gc.majorgc_old_threshold = 0;  // the next minor GC turns major
+}
+
 // Every byte mruby holds goes through here: a run may hold memory_limit
 // bytes past what its state held at entry. The allocation that would cross
 // the limit stops the run at once: the state is abandoned, not unwound, so
 // no `rescue` in the guest can outlive the limit.
-void* counting_alloc(mrb_state*, void* p, size_t size, void* ud) {
+void* counting_alloc(mrb_state* mrb, void* p, size_t size, void* ud) {
   auto* heap = static_cast<Guest::Heap*>(ud);
   if (size == 0) {
     if (p) {
@@ -714,19 +740,10 @@ void* counting_alloc(mrb_state*, void* p, size_t size, void* ud) {
   if (heap->armed && heap->limit != kNone) {
     const std::int64_t after = heap->live - old + static_cast<std::int64_t>(size);
     if (after - heap->baseline > static_cast<std::int64_t>(heap->limit)) {
-      // mruby's GC is paced by object counts, not bytes: garbage strings
-      // can hold far more than the live data. A refused allocation makes
-      // mruby run a full GC and ask once more (mrb_realloc_simple); only
-      // an allocation that still crosses the limit after it stops the run.
-      if (!heap->collected) {
-        heap->collected = true;
-        return nullptr;
-      }
-      heap->collected = false;
       heap->guest->stop(static_cast<std::uint8_t>(FailureCode::memory_limit), "");
     }
+    pace_gc(mrb, *heap, after - heap->baseline, size);
   }
-  heap->collected = false;
   void* q = std::realloc(p, size);
   if (!q) return nullptr;
   heap->live += static_cast<std::int64_t>(malloc_usable_size(q)) - old;
