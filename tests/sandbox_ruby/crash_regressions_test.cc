@@ -58,6 +58,49 @@ TEST(RubyCrashRegressions, AllocateOnProcMethodAndUnboundMethodIsRefused) {
   });
 }
 
+// The hostile classes issue 13 names, each with the outcome it has now:
+// instance variables on special and frozen objects, subclasses of
+// immediate classes, ObjectSpace, define_method with odd arguments,
+// recursion through self-referential containers, sizes past the limit.
+TEST(RubyCrashRegressions, HostileClassesEndInTypedFailures) {
+  expect_cases({
+      {"IvarOnInteger", "1.instance_variable_set(:@a, 1)", "guest_error"},
+      {"IvarOnSymbol", ":s.instance_variable_set(:@a, 1)", "guest_error"},
+      {"IvarOnNil", "nil.instance_variable_set(:@a, 1)", "guest_error"},
+      {"IvarOnFrozenString", "'x'.freeze.instance_variable_set(:@a, 1)", "guest_error"},
+      {"IvarOnFrozenObject", "Object.new.freeze.instance_variable_set(:@a, 1)", "guest_error"},
+      {"SubclassOfIntegerNew", "Class.new(Integer).new", "guest_error"},
+      {"SubclassOfIntegerAllocate", "Class.new(Integer).allocate", "guest_error"},
+      {"SubclassOfFloatAllocate", "Class.new(Float).allocate", "guest_error"},
+      {"SubclassOfSymbolAllocate", "Class.new(Symbol).allocate", "guest_error"},
+      {"ObjectSpace", "ObjectSpace.each_object { }", "guest_error"},
+      {"DefineMethodInteger", "Object.define_method(:x, 1)", "guest_error"},
+      {"DefineMethodNil", "Object.define_method(:x, nil)", "guest_error"},
+      {"DefineMethodMethod", "Object.define_method(:x, 1.method(:+)); 1.x(2)", "guest_error"},
+      {"SelfArrayHash", "a = []; a << a; a.hash", "guest_error"},
+      {"SelfArrayEquals", "a = []; a << a; b = []; b << b; a == b", "guest_error"},
+      {"SelfHashEquals", "h = {}; h[:a] = h; g = {}; g[:a] = g; h == g", "guest_error"},
+      {"SelfHashKeyHash", "h = {}; h[h] = 1; h.hash", "guest_error"},
+      {"SelfArrayFlatten", "a = []; a << a; a.flatten", "guest_error"},
+      {"SelfArrayInspect", "a = []; a << a; a.inspect", "ok"},
+      {"SelfStructInspect", "s = Struct.new(:a); x = s.new; x.a = x; x.inspect", "ok"},
+      {"DeepNestingInspect", "a = []; 100_000.times { a = [a] }; a.inspect.size", "guest_error"},
+      {"DeepNestingHash", "a = []; 100_000.times { a = [a] }; a.hash", "guest_error"},
+      {"LambdaThenDeepRecursion", "l = lambda { 1 }; def f(n); f(n + 1); end; f(0)", "guest_error"},
+      {"RecursiveLambda", "l = lambda { |n| l.(n + 1) }; l.(0)", "guest_error"},
+      {"RecursionThroughEach", "def f(n); [1].each { f(n + 1) }; end; f(0)", "guest_error"},
+      {"RecursionThroughDefineMethod",
+       "class A; define_method(:f) { |n| f(n + 1) }; end; A.new.f(0)", "guest_error"},
+      {"HugeStringTimes", "'x' * (2**62)", "memory_limit"},
+      {"HugeLjust", "'x'.ljust(2**40)", "memory_limit"},
+      {"HugeArrayNew", "Array.new(2**40)", "memory_limit"},
+      {"HugeArrayTimes", "[1] * (2**40)", "memory_limit"},
+      {"HugeFormatWidth", "format('%1000000000d', 1)", "memory_limit"},
+      {"HugeShift", "1 << (2**40)", "guest_error"},
+      {"HugePower", "2 ** (2**40)", "guest_error"},
+  });
+}
+
 // What still works: the classes make their own instances, and the other
 // core classes keep allocate.
 TEST(RubyCrashRegressions, ConstructorsAndOtherAllocatorsStillWork) {
