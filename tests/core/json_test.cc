@@ -125,5 +125,57 @@ TEST(JsonWriter, TheExecutionsJsonFormWritesUsageNumbersPlainly) {
   EXPECT_NE(text.find(R"("memory_peak":4096)"), std::string::npos) << text;
 }
 
+// Regression (fuzz_json): Boost 1.81 reads some decimal text one ulp off, so
+// a double the writer printed came back as its neighbour and drifted on every
+// hop. core::json::parse reads every double correctly rounded.
+TEST(JsonParser, ReadsEveryDoubleTheWriterPrintsAsThatDouble) {
+  const double d = json::parse("1.8446700004512874e+28").as_double();
+  double exact = 0;
+  const std::string text = "1.8446700004512874e+28";
+  std::from_chars(text.data(), text.data() + text.size(), exact);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(d), std::bit_cast<std::uint64_t>(exact));
+
+  std::mt19937_64 random(13);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = std::bit_cast<double>(random());
+    if (!std::isfinite(v)) continue;
+    const std::string written = json::serialize(json::value(v));
+    const double back = json::parse(written).as_double();
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(back), std::bit_cast<std::uint64_t>(v)) << written;
+  }
+}
+
+// The fuzzer's input: a 29-digit integer, too wide for any integer type.
+TEST(JsonParser, WideNumbersSurviveAWriteAndAReadUnchanged) {
+  const json::value first = json::parse("18446700004512875348590740990");
+  ASSERT_TRUE(first.is_double());
+  EXPECT_EQ(first.as_double(), 18446700004512875348590740990.0);
+  const std::string once = json::serialize(first);
+  EXPECT_EQ(json::serialize(json::parse(once)), once);
+  EXPECT_EQ(json::serialize(json::parse("[1e400,-1e400,1e-400]")), "[null,null,0.0]");
+}
+
+TEST(JsonParser, RefusesWhatBoostRefusesAndNestsToTheDocumentedDepth) {
+  for (const char* bad : {"", "1 2", "[1,]", "{\"a\":1,}", "01", "1.", "-", "[", "\"\\ud800\"x",
+                          "nul", "/* c */ 1", "\"\xff\""}) {
+    boost::system::error_code ec;
+    (void)json::parse(bad, ec);
+    EXPECT_TRUE(ec) << bad;
+    std::error_code sec;
+    (void)json::parse(bad, sec);
+    EXPECT_TRUE(sec) << bad;
+    EXPECT_THROW((void)json::parse(bad), boost::system::system_error) << bad;
+  }
+  const std::string ok =
+      std::string(json::kMaxParseDepth, '[') + std::string(json::kMaxParseDepth, ']');
+  EXPECT_NO_THROW((void)json::parse(ok));
+  const std::string deep = "[" + ok + "]";
+  boost::system::error_code ec;
+  (void)json::parse(deep, ec);
+  EXPECT_TRUE(ec);
+  EXPECT_EQ(json::serialize(json::parse("{\"k\":[1,-2,18446744073709551615,0.5,true,null,\"s\"]}")),
+            "{\"k\":[1,-2,18446744073709551615,0.5,true,null,\"s\"]}");
+}
+
 }  // namespace
 }  // namespace corral::core
