@@ -73,8 +73,9 @@ std::string_view to_string(FailureCode code) noexcept;
 // Parses a wire string; nullopt for anything not in the vocabulary.
 std::optional<FailureCode> failure_code_from_string(std::string_view wire) noexcept;
 
-// True for the codes a caller may retry unchanged: busy, queue_overflow,
-// connection_broken.
+// True iff the same request, unchanged, can succeed elsewhere or later:
+// busy, queue_overflow, unavailable, connection_broken (src/core/failure.cc
+// says how each layer keeps to it).
 bool is_retryable(FailureCode code) noexcept;
 
 // Failure: the value form of a failed run, for IPC, the wire and MCP.

@@ -43,9 +43,17 @@ std::optional<FailureCode> failure_code_from_string(std::string_view wire) noexc
   return std::nullopt;
 }
 
+// The one rule: a failure is retryable iff the same request, unchanged, can
+// succeed elsewhere or later. Capacity (busy, queue_overflow), a replica
+// that is not serving (unavailable: draining, no worker could start, no
+// containment here) and a transport that broke under a run that did not
+// break it (connection_broken) pass; everything the request itself decides
+// (its code, its bounds, its arguments) does not. The layers pick the code
+// so that this holds: a worker the run itself crashed is `internal`, a
+// result too large for the frame is `response_too_large`.
 bool is_retryable(FailureCode code) noexcept {
   return code == FailureCode::busy || code == FailureCode::queue_overflow ||
-         code == FailureCode::connection_broken;
+         code == FailureCode::unavailable || code == FailureCode::connection_broken;
 }
 
 Error::Error(FailureCode code, const std::string& message,

@@ -54,7 +54,7 @@ struct CachedSandbox {
 class Worker {
  public:
   explicit Worker(const WorkerSettings& settings)
-      : fd_(settings.ipc_fd), reader_(settings.max_frame) {}
+      : fd_(settings.ipc_fd), max_frame_(settings.max_frame), reader_(settings.max_frame) {}
 
   int serve() {
     char buffer[64 * 1024];
@@ -78,8 +78,31 @@ class Worker {
     }
   }
 
-  void send(const json::object& message) {
-    const std::string frame = encode_frame(message);
+  void send(const json::object& message) { send_frame(encode_frame(message)); }
+
+  // A run's answer that the pool would refuse as an oversized frame (and
+  // kill this worker for) is answered as response_too_large instead: the
+  // same run would be as large again anywhere, so it is not retryable.
+  void send_done(const json::object& done) {
+    std::string frame = encode_frame(done);
+    if (frame.size() - kFrameHeaderBytes <= max_frame_) {
+      send_frame(std::move(frame));
+      return;
+    }
+    const std::size_t size = frame.size() - kFrameHeaderBytes;
+    frame.clear();
+    frame.shrink_to_fit();
+    json::object refused{{"t", "done"}, {"id", done.at("id")}};
+    refused["failure"] =
+        core::failure_to_object(Failure{FailureCode::response_too_large,
+                                        "the run's answer is " + std::to_string(size) +
+                                            " bytes as JSON, more than the pool's frame limit of " +
+                                            std::to_string(max_frame_) + " bytes",
+                                        nullptr});
+    send(refused);
+  }
+
+  void send_frame(const std::string& frame) {
     std::lock_guard lock(write_mutex_);
     std::size_t written = 0;
     while (written < frame.size()) {
@@ -192,7 +215,7 @@ class Worker {
       lock.lock();
       ++idle_runners_;
       lock.unlock();
-      send(done);
+      send_done(done);
       lock.lock();
     }
   }
@@ -307,6 +330,7 @@ class Worker {
   }
 
   int fd_;
+  std::size_t max_frame_;
   FrameReader reader_;
   std::mutex write_mutex_;
 

@@ -104,6 +104,24 @@ Failure make_failure(FailureCode code, std::string message) {
   return Failure{code, std::move(message), nullptr};
 }
 
+// The signal a worker died of, through its reaper (which exits with 128 +
+// the worker's signal), or 0.
+int death_signal(int status) {
+  if (WIFSIGNALED(status)) return WTERMSIG(status);
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65) {
+    return WEXITSTATUS(status) - 128;
+  }
+  return 0;
+}
+
+// Signals a process raises on itself for a fault in what it ran (the
+// engine's CHECKs and aborts, a wild pointer, a syscall outside the
+// policy), not ones sent from outside (SIGKILL, SIGTERM).
+bool is_fault(int sig) {
+  return sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+         sig == SIGTRAP || sig == SIGSYS;
+}
+
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -346,6 +364,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     // they may hold is measured from here.
     std::uint64_t memory_baseline = 0;
     bool memory_stopped = false;
+    int death_signal = 0;  // once reaped
     std::optional<WorkerExit> exit_reason;
     std::string exit_detail;  // why, for the runs that fail with it
     bool reaped = false;
@@ -1062,9 +1081,16 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       asio::post(io_, [this] { after_settle(); });
       return;
     }
-    const FailureCode code = worker->exit_reason == WorkerExit::start_failed
-                                 ? FailureCode::unavailable
-                                 : FailureCode::connection_broken;
+    FailureCode code = worker->exit_reason == WorkerExit::start_failed
+                           ? FailureCode::unavailable
+                           : FailureCode::connection_broken;
+    // A worker that faulted while it held one run alone was crashed by
+    // that run: the same run would crash a worker anywhere, so it is not
+    // retryable. With other runs beside it the culprit is unknown, and the
+    // others would succeed again: they stay connection_broken.
+    const bool crashed_by_the_run = worker->exit_reason == WorkerExit::crashed &&
+                                    worker->running.size() == 1 && is_fault(worker->death_signal);
+    if (crashed_by_the_run) code = FailureCode::internal;
     std::string what;
     if (worker->exit_reason == WorkerExit::start_failed) {
       what = (worker->exit_detail.empty() ? std::string("could not start") : worker->exit_detail);
@@ -1073,6 +1099,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     } else {
       what = (worker->exit_detail.empty() ? std::string("died") : worker->exit_detail) +
              " during the execution";
+      if (crashed_by_the_run) what += ", the only run it held: the same run would crash it again";
     }
     auto running = std::move(worker->running);
     worker->running.clear();
@@ -1096,6 +1123,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       status = 0;
     }
     worker->reaped = true;
+    worker->death_signal = death_signal(status);
     worker->kill_timer.cancel();
     worker->start_timer.cancel();
     worker->memory_timer.cancel();

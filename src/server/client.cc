@@ -44,13 +44,13 @@ Target parse_url(const std::string& url) {
   if (url.rfind(kUnix, 0) == 0) {
     target.socket_path = url.substr(kUnix.size());
     if (target.socket_path.empty()) {
-      throw Error(FailureCode::unavailable, "the URL " + url + " names no socket path");
+      throw Error(FailureCode::invalid_request, "the URL " + url + " names no socket path");
     }
     return target;
   }
   auto parsed = boost::urls::parse_uri(url);
   if (!parsed || parsed->scheme() != "ws" || parsed->host().empty() || !parsed->has_port()) {
-    throw Error(FailureCode::unavailable,
+    throw Error(FailureCode::invalid_request,
                 "the URL " + url + " is not ws://HOST:PORT (wss:// is not supported)");
   }
   target.host = std::string(parsed->encoded_host());

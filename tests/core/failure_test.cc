@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "core/json.hpp"
@@ -32,12 +33,35 @@ TEST(FailureCode, EveryCodeRoundTripsThroughWireAndException) {
   EXPECT_FALSE(failure_code_from_string(""));
 }
 
-TEST(FailureCode, OnlyCapacityAndBrokenConnectionsAreRetryable) {
-  for (int i = 0; i < kFailureCodeCount; ++i) {
-    const auto code = static_cast<FailureCode>(i);
-    const bool expected = code == FailureCode::busy || code == FailureCode::queue_overflow ||
-                          code == FailureCode::connection_broken;
+// Retryable iff the same request, unchanged, can succeed elsewhere or later.
+TEST(FailureCode, RetryableIffTheSameRequestCanSucceedElsewhereOrLater) {
+  const std::map<FailureCode, bool> table = {
+      {FailureCode::invalid_request, false},       // the request is wrong
+      {FailureCode::compile_error, false},         // its code is wrong
+      {FailureCode::guest_error, false},           // its code throws
+      {FailureCode::timeout, false},               // its code takes longer than its bound
+      {FailureCode::cancelled, false},             // its caller stopped it
+      {FailureCode::memory_limit, false},          // its code needs more than its bound
+      {FailureCode::tool_error, false},            // a tool refused it
+      {FailureCode::no_such_tool, false},          // it names a tool that is not there
+      {FailureCode::tool_argument, false},         // it passes a tool what it cannot take
+      {FailureCode::unserializable_value, false},  // its value has no JSON form
+      {FailureCode::command_failed, false},        // the command exits non-zero
+      {FailureCode::cleanup_failed, false},        // its processes could not all be ended
+      {FailureCode::busy, true},                   // every slot taken now
+      {FailureCode::queue_overflow, true},         // every slot and the queue taken now
+      {FailureCode::unavailable, true},            // this replica is not serving now
+      {FailureCode::connection_broken, true},      // the transport broke under it
+      {FailureCode::connection_rejected, false},   // refused (its token, its origin)
+      {FailureCode::protocol_mismatch, false},     // the peer speaks another version
+      {FailureCode::response_too_large, false},    // its answer is larger than allowed
+      {FailureCode::setup_error, false},           // this configuration cannot run it
+      {FailureCode::internal, false},              // it broke corral (a worker it crashed)
+  };
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(kFailureCodeCount));
+  for (const auto& [code, expected] : table) {
     EXPECT_EQ(is_retryable(code), expected) << to_string(code);
+    EXPECT_EQ((Failure{code, "m", nullptr}.retryable()), expected) << to_string(code);
   }
 }
 

@@ -148,6 +148,34 @@ TEST(PoolMemoryCeiling, AnUnlimitedRunEndsAtTheWorkersCeiling) {
   EXPECT_GE(pool.stats().worker_exits[static_cast<int>(WorkerExit::memory_bound)], 2u);
 }
 
+// Builtins that loop natively ignore V8's termination: in-process they run
+// on past the timeout (docs/sandbox.md); in the pool the worker is killed
+// at timeout + grace and the run ends as timeout.
+class PoolNativeLoop : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PoolNativeLoop, EndsAtTimeoutPlusGraceAndTheNextRunSucceeds) {
+  Options options = memory_options();
+  options.grace = std::chrono::milliseconds(500);
+  WorkerPool pool(options);
+  Request request = hostile(GetParam().code);
+  request.limits.timeout = std::chrono::milliseconds(300);
+  const auto start = std::chrono::steady_clock::now();
+  Outcome outcome = pool.execute(std::move(request));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::timeout) << outcome.failure->message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  expect_next_run_succeeds(pool);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hostile, PoolNativeLoop,
+    ::testing::Values(
+        Case{"IndexOfHugeArrayLike", "Array.prototype.indexOf.call({length: 2 ** 53 - 1}, 1)"},
+        Case{"IncludesHugeArrayLike", "Array.prototype.includes.call({length: 2 ** 53 - 1}, 1)"},
+        Case{"SortSparse", "const a = []; a[2 ** 32 - 2] = 1; a.sort(); 1"},
+        Case{"ReverseSparse", "const a = []; a[2 ** 32 - 2] = 1; a.reverse(); 1"}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
 TEST(PoolMemoryStop, OptionsAreValidated) {
   Options options = memory_options();
   options.memory_watch_interval = std::chrono::seconds(0);

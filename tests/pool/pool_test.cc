@@ -627,6 +627,7 @@ TEST(Pool, ShutdownDrainsThenFailsWhatIsLeftRetryably) {
   // Queued requests are refused at once.
   Outcome refused = queued.get_future().get();
   EXPECT_EQ(refused.failure.value().code, FailureCode::unavailable);
+  EXPECT_TRUE(refused.failure->retryable()) << "it never ran: another replica can run it";
   // A run that finishes inside the drain is delivered.
   quick_answer->resolve("\"done in time\"");
   Outcome in_time = quick.get_future().get();
@@ -699,7 +700,8 @@ TEST(Pool, WorkerThatCannotStartIsUnavailable) {
   Outcome outcome = pool.execute(code_request("1"));
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.failure->code, FailureCode::unavailable);
-  EXPECT_FALSE(outcome.failure->retryable());
+  // This replica cannot run it; another (or this one, repaired) can.
+  EXPECT_TRUE(outcome.failure->retryable());
   options.worker_command = {"/bin/false"};
   WorkerPool exits(options);
   Outcome exited = exits.execute(code_request("1"));
@@ -781,6 +783,65 @@ TEST(PoolHostile, WorkerIsLockedDown) {
   }
   EXPECT_EQ(no_new_privs, "NoNewPrivs:\t1");
   EXPECT_EQ(seccomp, "Seccomp:\t2");
+}
+
+// ---- retry flags: retryable iff the same request can succeed elsewhere or later
+
+TEST(PoolRetry, ARunThatCrashesItsWorkerIsInternalAndNotRetryable) {
+  WorkerPool pool(base_options());
+  // V8 aborts the process on a FixedArray past its largest size: a guest
+  // reaching a fatal CHECK, the same on every worker.
+  // No memory_limit, so the pool's memory watch leaves it to V8.
+  Request request = code_request("async () => 'x'.repeat(2 ** 28).split('')");
+  request.limits.memory_limit = std::nullopt;
+  Outcome outcome = pool.execute(std::move(request));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::internal) << outcome.failure->message;
+  EXPECT_FALSE(outcome.failure->retryable());
+  EXPECT_NE(outcome.failure->message.find("the same run would crash it again"), std::string::npos)
+      << outcome.failure->message;
+  Outcome next = pool.execute(code_request("async () => 'alive'"));
+  ASSERT_TRUE(next.ok()) << next.failure->message;
+}
+
+TEST(PoolRetry, AWorkerKilledFromOutsideLeavesItsRunRetryable) {
+  WorkerPool pool(base_options());
+  WorkerWatch watch;
+  watch.attach(pool);
+  std::promise<Outcome> done;
+  std::promise<void> calling;
+  pool.submit(
+      code_request("async () => await codemode.wait({})", {"wait"},
+                   [&](const std::string&, std::string, ToolAnswer) { calling.set_value(); }),
+      [&](Outcome o) { done.set_value(std::move(o)); });
+  calling.get_future().get();
+  {
+    std::lock_guard lock(watch.mutex);
+    ::kill(watch.pids.at(0), SIGKILL);
+  }
+  Outcome outcome = done.get_future().get();
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken) << outcome.failure->message;
+  EXPECT_TRUE(outcome.failure->retryable());
+}
+
+TEST(PoolRetry, AnAnswerLargerThanTheFrameLimitIsResponseTooLargeAndTheWorkerLives) {
+  Options options = base_options();
+  options.max_frame = 64 * 1024;
+  WorkerPool pool(options);
+  WorkerWatch watch;
+  watch.attach(pool);
+  Outcome outcome = pool.execute(code_request("async () => 'y'.repeat(100000)"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::response_too_large) << outcome.failure->message;
+  EXPECT_FALSE(outcome.failure->retryable());
+  EXPECT_NE(outcome.failure->message.find("frame limit of 65536 bytes"), std::string::npos)
+      << outcome.failure->message;
+  Outcome next = pool.execute(code_request("async () => 'alive'"));
+  ASSERT_TRUE(next.ok()) << next.failure->message;
+  std::lock_guard lock(watch.mutex);
+  EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
 }
 
 }  // namespace

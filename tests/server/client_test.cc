@@ -152,7 +152,9 @@ TEST(Client, NothingListeningIsUnavailable) {
     client::Client::connect("http://127.0.0.1:1");
     FAIL() << "accepted an http URL";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), FailureCode::unavailable) << e.what();
+    // Retrying it elsewhere or later cannot help: not retryable.
+    EXPECT_EQ(e.code(), FailureCode::invalid_request) << e.what();
+    EXPECT_FALSE(e.retryable());
   }
 }
 
