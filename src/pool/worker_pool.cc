@@ -150,8 +150,28 @@ class ResidentMemory {
 
   void close() {
     for (int fd : fds_) ::close(fd);
+    for (int fd : stat_fds_) ::close(fd);
     fds_.clear();
+    stat_fds_.clear();
     pid_ = 0;
+  }
+
+  // True if the worker or its reaper is stopped (SIGSTOP, a debugger) or
+  // gone: such a worker would hold a run without running it.
+  bool stopped(pid_t pid) {
+    if (pid != pid_) open(pid);
+    for (int fd : stat_fds_) {
+      char text[512];
+      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+      if (n <= 0) return true;
+      text[n] = '\0';
+      // "pid (comm) S ...": the state follows the last ')'.
+      const char* close = std::strrchr(text, ')');
+      if (!close || close[1] != ' ') continue;
+      const char state = close[2];
+      if (state == 'T' || state == 't' || state == 'Z' || state == 'X') return true;
+    }
+    return false;
   }
 
  private:
@@ -159,9 +179,11 @@ class ResidentMemory {
     close();
     pid_ = pid;
     auto add = [&](pid_t p) {
-      const int fd =
-          ::open(("/proc/" + std::to_string(p) + "/statm").c_str(), O_RDONLY | O_CLOEXEC);
+      const std::string dir = "/proc/" + std::to_string(p);
+      const int fd = ::open((dir + "/statm").c_str(), O_RDONLY | O_CLOEXEC);
       if (fd >= 0) fds_.push_back(fd);
+      const int stat = ::open((dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+      if (stat >= 0) stat_fds_.push_back(stat);
     };
     add(pid);
     std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
@@ -188,6 +210,7 @@ class ResidentMemory {
 
   pid_t pid_ = 0;
   std::vector<int> fds_;
+  std::vector<int> stat_fds_;
 };
 
 // When a worker retires: between 90% and 100% of retire_after (never
@@ -437,7 +460,16 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       }
       ++in_service;
       if (worker->running.size() >= options_.executions_per_worker) continue;
-      if (worker->state == WorkerState::ready) return worker;
+      if (worker->state == WorkerState::ready) {
+        // An idle worker is checked before it is handed a run: one that was
+        // stopped while idle is replaced, and the run waits for a worker
+        // that will run it instead of timing out on one that never could.
+        if (worker->running.empty() && worker->memory.stopped(worker->pid)) {
+          kill_worker(worker, WorkerExit::crashed, "was found stopped while idle");
+          continue;
+        }
+        return worker;
+      }
       if (worker->state == WorkerState::starting && !starting) starting = worker;
     }
     if (starting) return starting;

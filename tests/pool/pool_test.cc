@@ -844,5 +844,38 @@ TEST(PoolRetry, AnAnswerLargerThanTheFrameLimitIsResponseTooLargeAndTheWorkerLiv
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
 }
 
+TEST(PoolHostile, AWorkerStoppedWhileIdleIsReplacedBeforeItTakesARun) {
+  WorkerPool pool(base_options());
+  WorkerWatch watch;
+  watch.attach(pool);
+  ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
+  int pid;
+  {
+    std::lock_guard lock(watch.mutex);
+    pid = watch.pids.at(0);
+  }
+  // Stop the worker itself (in a pid namespace, the reaper's one child).
+  std::string target = std::to_string(pid);
+  std::ifstream children("/proc/" + target + "/task/" + target + "/children");
+  std::string child;
+  if (children >> child) target = child;
+  ASSERT_EQ(::kill(std::stoi(target), SIGSTOP), 0);
+  // Wait until the kernel shows it stopped.
+  for (;;) {
+    std::ifstream stat("/proc/" + target + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'T') break;
+    std::this_thread::yield();
+  }
+  Request next = code_request("async () => 'ran elsewhere'");
+  next.limits.timeout = std::chrono::seconds(2);
+  Outcome outcome = pool.execute(std::move(next));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "\"ran elsewhere\"");
+  std::lock_guard lock(watch.mutex);
+  EXPECT_EQ(watch.pids.size(), 2u);
+}
+
 }  // namespace
 }  // namespace corral::pool
