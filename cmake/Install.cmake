@@ -37,7 +37,7 @@ install(TARGETS corral_ruby_helper RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDI
 install(TARGETS
     corral_core corral_sandbox corral corral_server corral_mcp
     corral_process corral_bind corral_pool corral_client corral_all
-    corral_v8 corral_mruby corral_seccomp
+    corral_v8 corral_mruby corral_seccomp corral_re2
   EXPORT corralTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/corral DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

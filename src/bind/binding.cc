@@ -1,6 +1,5 @@
 // src/bind/binding.cc: tree -> operations (filters, names, flags, schemas),
 // input -> argv, and calls through the Supervisor.
-#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -12,9 +11,15 @@ namespace corral::bind {
 
 namespace {
 
-const std::regex& name_regex() {
-  static const std::regex re("^[A-Za-z0-9_.-]{1,128}$");
-  return re;
+// ^[A-Za-z0-9_.-]{1,128}$
+bool is_operation_name(std::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
@@ -253,7 +258,7 @@ class Binding::Impl {
       name = it->second;
       used_renames_.insert(key);
     }
-    if (!std::regex_match(name, name_regex())) {
+    if (!is_operation_name(name)) {
       throw std::invalid_argument("command \"" + where + "\": operation name \"" + name +
                                   "\" does not match ^[A-Za-z0-9_.-]{1,128}$");
     }

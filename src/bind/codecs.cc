@@ -6,8 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <regex>
 #include <stdexcept>
+
+#include "core/units.hpp"
+#include "re2/re2.h"
 
 namespace corral::bind {
 
@@ -33,12 +35,60 @@ enum class Scalar {
 constexpr const char* kDurationPattern =
     "^[-+]?(0|((\\d+(\\.\\d*)?|\\.\\d+)(ns|us|\xc2\xb5s|ms|s|m|h))+)$";
 
-const std::regex& duration_regex() {
-  static const std::regex re(kDurationPattern);
-  return re;
+// True iff `text` matches kDurationPattern. One pass, no backtracking: after
+// a number the unit is decided by its first byte ("m" is minutes unless an
+// "s" follows, and a unit is always followed by a digit, '.' or the end).
+bool is_duration(std::string_view text) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  auto digit = [&](std::size_t at) { return at < n && text[at] >= '0' && text[at] <= '9'; };
+  if (i < n && (text[i] == '-' || text[i] == '+')) ++i;
+  if (text.substr(i) == "0") return true;
+  if (i == n) return false;
+  while (i < n) {
+    // \d+(\.\d*)? | \.\d+
+    if (digit(i)) {
+      while (digit(i)) ++i;
+      if (i < n && text[i] == '.') {
+        ++i;
+        while (digit(i)) ++i;
+      }
+    } else if (i < n && text[i] == '.' && digit(i + 1)) {
+      ++i;
+      while (digit(i)) ++i;
+    } else {
+      return false;
+    }
+    // ns | us | \xc2\xb5s | ms | s | m | h
+    const std::string_view rest = text.substr(i);
+    if (rest.starts_with("ns") || rest.starts_with("us") || rest.starts_with("ms")) {
+      i += 2;
+    } else if (rest.starts_with("\xc2\xb5s")) {
+      i += 3;
+    } else if (rest.starts_with("s") || rest.starts_with("m") || rest.starts_with("h")) {
+      i += 1;
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 [[noreturn]] void reject(const std::string& message) { throw std::invalid_argument(message); }
+
+// The JSON text of `v` for an error message: at most about 64 bytes, cut on
+// a character boundary, so a megabyte of input never becomes a megabyte of
+// message (the fuzzer's "unbounded error message").
+std::string shown(const json::value& v) {
+  std::string text = json::serialize(v);
+  constexpr std::size_t kShown = 64;
+  if (text.size() <= kShown + 16) return text;
+  const std::size_t size = text.size();
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "... (" + std::to_string(size) + " bytes)";
+}
 
 struct IntRange {
   __int128 min;
@@ -79,7 +129,7 @@ __int128 integer_of(const json::value& v) {
       return static_cast<__int128>(static_cast<std::int64_t>(d));
     }
   }
-  reject("expected an integer, got " + json::serialize(v));
+  reject("expected an integer, got " + shown(v));
 }
 
 std::string int128_text(__int128 n) {
@@ -103,16 +153,16 @@ void check_string(const std::string_view s) {
 std::string scalar_text(Scalar s, const json::value& v) {
   switch (s) {
     case Scalar::boolean:
-      if (!v.is_bool()) reject("expected a boolean, got " + json::serialize(v));
+      if (!v.is_bool()) reject("expected a boolean, got " + shown(v));
       return v.get_bool() ? "true" : "false";
     case Scalar::float32:
     case Scalar::float64: {
-      if (!v.is_number()) reject("expected a number, got " + json::serialize(v));
+      if (!v.is_number()) reject("expected a number, got " + shown(v));
       double d = v.to_number<double>();
       char buffer[64];
       std::to_chars_result r;
       if (s == Scalar::float32) {
-        if (std::fabs(d) > FLT_MAX) reject("out of range for float32: " + json::serialize(v));
+        if (std::fabs(d) > FLT_MAX) reject("out of range for float32: " + shown(v));
         r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(d));
       } else {
         r = std::to_chars(buffer, buffer + sizeof buffer, d);
@@ -120,7 +170,7 @@ std::string scalar_text(Scalar s, const json::value& v) {
       return std::string(buffer, r.ptr);
     }
     case Scalar::string: {
-      if (!v.is_string()) reject("expected a string, got " + json::serialize(v));
+      if (!v.is_string()) reject("expected a string, got " + shown(v));
       std::string text(v.get_string());
       check_string(text);
       return text;
@@ -128,13 +178,13 @@ std::string scalar_text(Scalar s, const json::value& v) {
     case Scalar::duration: {
       if (!v.is_string()) reject("expected a duration string such as \"1m30s\"");
       std::string text(v.get_string());
-      if (!std::regex_match(text, duration_regex())) reject("not a duration: " + text);
+      if (!is_duration(text)) reject("not a duration: " + core::quoted(text));
       return text;
     }
     default: {
       __int128 n = integer_of(v);
       IntRange r = range_of(s);
-      if (n < r.min || n > r.max) reject("out of range: " + json::serialize(v));
+      if (n < r.min || n > r.max) reject("out of range: " + shown(v));
       return int128_text(n);
     }
   }
@@ -205,7 +255,7 @@ class SwitchCodec final : public Codec {
   json::object schema() const override { return scalar_schema(Scalar::boolean); }
   void encode(std::string_view flag, const json::value& value,
               std::vector<std::string>& argv) const override {
-    if (!value.is_bool()) reject("expected a boolean, got " + json::serialize(value));
+    if (!value.is_bool()) reject("expected a boolean, got " + shown(value));
     if (value.get_bool()) argv.push_back("--" + std::string(flag));
   }
 };
@@ -223,11 +273,11 @@ class SliceCodec final : public Codec {
   }
   void encode(std::string_view flag, const json::value& value,
               std::vector<std::string>& argv) const override {
-    if (!value.is_array()) reject("expected an array, got " + json::serialize(value));
+    if (!value.is_array()) reject("expected an array, got " + shown(value));
     for (const auto& element : value.get_array()) {
       std::string text = scalar_text(s_, element);
       if (csv_ && text.find_first_of(",\"\r\n") != std::string::npos) {
-        reject("element " + json::serialize(element) +
+        reject("element " + shown(element) +
                " would be split by the program (commas, quotes and newlines are not faithful)");
       }
       argv.push_back(token(flag, text));
@@ -251,17 +301,17 @@ class MapCodec final : public Codec {
   }
   void encode(std::string_view flag, const json::value& value,
               std::vector<std::string>& argv) const override {
-    if (!value.is_object()) reject("expected an object, got " + json::serialize(value));
+    if (!value.is_object()) reject("expected an object, got " + shown(value));
     std::map<std::string, std::string> sorted;
     for (const auto& [key, v] : value.get_object()) {
       std::string k(key);
       check_string(k);
       if (k.empty() || k.find_first_of("=,\"\r\n") != std::string::npos) {
-        reject("key \"" + k + "\" cannot be expressed (no '=', ',', quotes or newlines)");
+        reject("key " + core::quoted(k) + " cannot be expressed (no '=', ',', quotes or newlines)");
       }
       std::string text = scalar_text(s_, v);
       if (text.find_first_of(",\"\r\n") != std::string::npos) {
-        reject("value for \"" + k + "\" would be split by the program");
+        reject("value for " + core::quoted(k) + " would be split by the program");
       }
       sorted[k] = text;
     }
@@ -286,7 +336,15 @@ class TextCodecImpl final : public Codec {
     schema_["type"] = "string";
     if (auto* p = schema_.if_contains("pattern")) {
       if (!p->is_string()) reject("pattern must be a string");
-      pattern_ = std::regex(std::string(p->get_string()), std::regex::ECMAScript);
+      const json::string& text = p->get_string();
+      if (text.size() > kMaxPatternBytes) {
+        reject("bad pattern: longer than " + std::to_string(kMaxPatternBytes) + " bytes");
+      }
+      RE2::Options options;
+      options.set_log_errors(false);
+      options.set_max_mem(kPatternMemory);
+      pattern_ = std::make_unique<const RE2>(re2::StringPiece(text.data(), text.size()), options);
+      if (!pattern_->ok()) reject("bad pattern: " + pattern_->error());
     }
     if (auto* e = schema_.if_contains("enum")) {
       if (!e->is_array()) reject("enum must be an array");
@@ -299,28 +357,42 @@ class TextCodecImpl final : public Codec {
   void encode(std::string_view flag, const json::value& value,
               std::vector<std::string>& argv) const override {
     std::string text = scalar_text(Scalar::string, value);
-    if (auto* e = schema_.if_contains("enum")) {
-      bool found = false;
-      for (const auto& item : e->get_array()) found = found || item.get_string() == text;
-      if (!found) reject("\"" + text + "\" is not one of " + json::serialize(*e));
-    }
-    if (pattern_ && !std::regex_search(text, *pattern_)) {
-      reject("\"" + text + "\" does not match " + json::serialize(schema_.at("pattern")));
-    }
+    // Lengths first (linear and cheap), then enum, then the pattern (linear
+    // in RE2, but only on text that already fits).
     if (auto* m = schema_.if_contains("maxLength");
-        m && m->is_number() && code_points(text) > m->to_number<double>()) {
+        m && m->is_number() && static_cast<double>(code_points(text)) > m->to_number<double>()) {
       reject("longer than maxLength");
     }
     if (auto* m = schema_.if_contains("minLength");
-        m && m->is_number() && code_points(text) < m->to_number<double>()) {
+        m && m->is_number() && static_cast<double>(code_points(text)) < m->to_number<double>()) {
       reject("shorter than minLength");
+    }
+    if (auto* e = schema_.if_contains("enum")) {
+      bool found = false;
+      for (const auto& item : e->get_array()) found = found || item.get_string() == text;
+      if (!found) {
+        const std::string values = json::serialize(*e);
+        reject(core::quoted(text) + " is not one of " +
+               (values.size() <= 256
+                    ? values
+                    : "the enum's " + std::to_string(e->get_array().size()) + " values"));
+      }
+    }
+    if (pattern_ && !RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *pattern_)) {
+      reject(core::quoted(text) + " does not match " +
+             core::quoted(schema_.at("pattern").get_string()));
     }
     argv.push_back(token(flag, text));
   }
 
  private:
+  // A pattern longer than this is refused at bind time, as is one whose
+  // compiled program would need more than kPatternMemory.
+  static constexpr std::size_t kMaxPatternBytes = 4096;
+  static constexpr std::int64_t kPatternMemory = std::int64_t{1} << 20;
+
   json::object schema_;
-  std::optional<std::regex> pattern_;
+  std::unique_ptr<const RE2> pattern_;
 };
 
 struct Entry {
@@ -405,13 +477,9 @@ std::shared_ptr<const Codec> text_codec(std::string_view constraints_json) {
   const json::object& o = parsed.get_object();
   if (auto* t = o.if_contains("type"); t && !(t->is_string() && t->get_string() == "string")) {
     reject("a text codec may narrow its schema but not change its type (got \"type\": " +
-           json::serialize(*t) + ")");
+           shown(*t) + ")");
   }
-  try {
-    return std::make_shared<TextCodecImpl>(o);
-  } catch (const std::regex_error& e) {
-    reject(std::string("bad pattern: ") + e.what());
-  }
+  return std::make_shared<TextCodecImpl>(o);
 }
 
 }  // namespace corral::bind

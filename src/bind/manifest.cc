@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -22,6 +21,39 @@ namespace json = core::json;
 
 [[noreturn]] void bad(const std::string& where, const std::string& message) {
   throw std::invalid_argument("manifest: " + where + ": " + message);
+}
+
+// ^[-+]?[0-9]+$ and ^[-+]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][-+]?[0-9]+)?$,
+// each in one pass.
+std::size_t skip_digits(std::string_view text, std::size_t i) {
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  return i;
+}
+std::size_t skip_sign(std::string_view text, std::size_t i) {
+  return i < text.size() && (text[i] == '-' || text[i] == '+') ? i + 1 : i;
+}
+bool is_integer_text(std::string_view text) {
+  const std::size_t start = skip_sign(text, 0);
+  const std::size_t end = skip_digits(text, start);
+  return end > start && end == text.size();
+}
+bool is_number_text(std::string_view text) {
+  std::size_t i = skip_sign(text, 0);
+  const std::size_t whole = skip_digits(text, i);
+  bool digits = whole > i;
+  i = whole;
+  if (i < text.size() && text[i] == '.') {
+    const std::size_t fraction = skip_digits(text, i + 1);
+    digits = digits || fraction > i + 1;
+    i = fraction;
+  }
+  if (!digits) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    const std::size_t exponent = skip_sign(text, i + 1);
+    i = skip_digits(text, exponent);
+    if (i == exponent) return false;
+  }
+  return i == text.size();
 }
 
 json::value from_yaml(const YAML::Node& node) {
@@ -44,17 +76,15 @@ json::value from_yaml(const YAML::Node& node) {
   }
   const std::string& text = node.Scalar();
   if (node.Tag() == "!") return json::value(text);  // quoted: always a string
-  static const std::regex integer("^[-+]?[0-9]+$");
-  static const std::regex number("^[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+|[0-9]+)([eE][-+]?[0-9]+)?$");
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   if (text == "null" || text == "~" || text == "Null" || text == "NULL") return nullptr;
   try {
-    if (std::regex_match(text, integer)) {
+    if (is_integer_text(text)) {
       if (text[0] == '-') return static_cast<std::int64_t>(std::stoll(text));
       return static_cast<std::uint64_t>(std::stoull(text));
     }
-    if (std::regex_match(text, number)) return std::stod(text);
+    if (is_number_text(text)) return std::stod(text);
   } catch (const std::out_of_range&) {
     // too large for an integer: keep the text
   }

@@ -122,5 +122,110 @@ TEST(TextCodec, MayNotChangeItsType) {
   EXPECT_NO_THROW(text_codec(R"({"type":"string"})"));
 }
 
+// Regression (issue 14 item 1): std::regex recursed once per repetition, so a
+// 20 KB duration overflowed the stack. The check is one linear pass now.
+TEST(Codecs, DurationOfTwentyKilobytesIsCheckedNotOverflowed) {
+  std::string repeated;
+  for (int i = 0; i < 10'000; ++i) repeated += "1s";
+  std::vector<std::string> argv;
+  builtin_codec("duration")->encode("d", json::value(repeated), argv);
+  ASSERT_EQ(argv.size(), 1u);
+  EXPECT_EQ(argv[0].size(), 4 + repeated.size());
+  // A megabyte of almost-duration is refused, with a short message.
+  std::string bad(1 << 20, '1');
+  bad += 'x';
+  try {
+    builtin_codec("duration")->encode("d", json::value(bad), argv);
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_LT(std::string_view(e.what()).size(), 200u);
+  }
+}
+
+TEST(Codecs, DurationGrammarIsGos) {
+  for (const char* ok : {"0", "-0", "+0", "1s", "1h30m", "1.5h", ".5s", "1.s", "300ms", "2us",
+                         "3\xc2\xb5s", "4ns", "1h1m1s1ms1us1ns", "-1.5m"}) {
+    std::vector<std::string> argv;
+    EXPECT_NO_THROW(builtin_codec("duration")->encode("d", json::value(ok), argv)) << ok;
+  }
+  for (const char* bad : {"", "-", "1", "s", "1x", ".s", "1 s", "1s ", "00", "1sm", "1e3s", "1..5s",
+                          "1mss", "\xc2\xb5s", "1\xc2s", "--1s", "1h-1m"}) {
+    std::vector<std::string> argv;
+    EXPECT_THROW(builtin_codec("duration")->encode("d", json::value(bad), argv),
+                 std::invalid_argument)
+        << bad;
+  }
+}
+
+// Regression (issue 14 item 1): a pattern was matched on a 100 KB value
+// before maxLength was checked. Lengths come first, and patterns are RE2's
+// (linear time), so even a pattern that backtracks exponentially in an
+// ECMAScript engine is cheap on a long value.
+TEST(TextCodec, LengthIsCheckedBeforeThePattern) {
+  auto codec = text_codec(R"({"pattern":"^(a|aa)+$","maxLength":10})");
+  std::vector<std::string> argv;
+  try {
+    codec->encode("p", json::value(std::string(100'000, 'a')), argv);
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "longer than maxLength");
+  }
+  auto unbounded = text_codec(R"({"pattern":"^(a|aa)+$"})");
+  EXPECT_NO_THROW(unbounded->encode("p", json::value(std::string(100'000, 'a')), argv));
+  EXPECT_THROW(unbounded->encode("p", json::value(std::string(100'000, 'a') + "b"), argv),
+               std::invalid_argument);
+}
+
+TEST(TextCodec, PatternsRe2CannotRunAreRefusedAtBind) {
+  // Backreferences and lookaround need backtracking: refused, never run.
+  for (const char* pattern : {R"((a)\\1)", "(?=a)", "(?<=x)y", "(", "a{1001}", "[z-a]"}) {
+    EXPECT_THROW(text_codec(std::string(R"({"pattern":")") + pattern + "\"}"),
+                 std::invalid_argument)
+        << pattern;
+  }
+  EXPECT_THROW(text_codec(R"({"pattern":")" + std::string(5000, 'a') + "\"}"),
+               std::invalid_argument);
+  // A pattern whose program is too large for the memory budget.
+  EXPECT_THROW(text_codec(R"js({"pattern":"((((a{100}){100}){100}){100})"})js"),
+               std::invalid_argument);
+}
+
+TEST(TextCodec, PatternIsSearchedNotAnchored) {
+  auto codec = text_codec(R"({"pattern":"\\d{3}-\\d{4}"})");
+  std::vector<std::string> argv;
+  EXPECT_NO_THROW(codec->encode("p", json::value("call 555-1234 now"), argv));
+  EXPECT_THROW(codec->encode("p", json::value("555-123"), argv), std::invalid_argument);
+}
+
+// Regression (fuzz_codecs): a refusal quoted the whole value, so a megabyte
+// of input made a megabyte of message.
+TEST(Codecs, RefusalsQuoteAtMostAShortPrefix) {
+  const json::value huge(std::string(1 << 20, 'q'));
+  for (const char* type : {"boolSlice", "int", "bool", "float64", "stringToString", "switch"}) {
+    std::vector<std::string> argv;
+    try {
+      builtin_codec(type)->encode("f", huge, argv);
+      FAIL() << type;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_LT(std::string_view(e.what()).size(), 200u) << type;
+      EXPECT_NE(std::string_view(e.what()).find("bytes)"), std::string_view::npos) << e.what();
+    }
+  }
+  std::vector<std::string> argv;
+  json::object map{{std::string(1 << 20, '='), "v"}};
+  EXPECT_THROW(builtin_codec("stringToString")->encode("f", map, argv), std::invalid_argument);
+  try {
+    builtin_codec("stringToString")->encode("f", map, argv);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_LT(std::string_view(e.what()).size(), 400u);
+  }
+  // Short values are still shown whole.
+  try {
+    builtin_codec("int")->encode("f", json::value("12"), argv);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "expected an integer, got \"12\"");
+  }
+}
+
 }  // namespace
 }  // namespace corral::bind

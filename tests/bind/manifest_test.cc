@@ -104,6 +104,55 @@ TEST(Manifest, StrictAboutKeysAndValues) {
   }
 }
 
+// YAML scalars become JSON numbers by the same grammar the std::regex checks
+// had (now one linear pass each); anything else stays a string.
+TEST(Manifest, YamlScalarsAreTypedByOneLinearGrammar) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"12", "12"},
+      {"-12", "-12"},
+      {"+7", "7"},
+      {"1.5", "1.5"},
+      {"1.", "1.0"},
+      {".5", "0.5"},
+      {"1e3", "1E3"},
+      {"-2.5E-1", "-0.25"},
+      {"1e", "\"1e\""},
+      {".", "\".\""},
+      {"+", "\"+\""},
+      {"1.2.3", "\"1.2.3\""},
+      {"0x10", "\"0x10\""},
+      {"1e+", "\"1e+\""},
+      {"'5'", "\"5\""},
+      {"true", "true"},
+      {"~", "null"},
+      {"123456789012345678901234567890", "\"123456789012345678901234567890\""},
+  };
+  for (const auto& [yaml, json_text] : cases) {
+    CommandTree t =
+        load_manifest("executable: /bin/sh\nflags: [{name: f, default: " + yaml + "}]\n");
+    const std::optional<std::string>& got = t.root.flags.at(0).default_json;
+    if (json_text == "null") {
+      EXPECT_FALSE(got) << yaml;  // a null default is no default
+    } else if (!got) {
+      ADD_FAILURE() << yaml << ": no default";
+    } else if (json_text == "1E3") {
+      EXPECT_EQ(json::parse(*got).to_number<double>(), 1000.0) << yaml;
+    } else {
+      EXPECT_EQ(*got, json_text) << yaml;
+    }
+  }
+}
+
+// A long run of digits (or of almost-number) is typed in linear time and
+// without recursion (std::regex recursed per character).
+TEST(Manifest, LongScalarsAreTypedWithoutRecursion) {
+  const std::string digits(200'000, '7');
+  CommandTree t = load_manifest("executable: /bin/sh\nflags: [{name: f, default: " + digits + "." +
+                                digits + "x}]\n");
+  ASSERT_TRUE(t.root.flags.at(0).default_json);
+  EXPECT_EQ(t.root.flags.at(0).default_json->size(), 2 * digits.size() + 4);
+}
+
 TEST(ManifestExample, GitHashObjectRunsForReal) {
   CommandTree t = load_manifest_file(CORRAL_SOURCE_DIR "/examples/git.yaml");
   auto binding = Binding::bind(std::move(t));
