@@ -1,5 +1,6 @@
 #include "mcp/typescript.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace corral::mcp {
@@ -113,9 +114,19 @@ std::string schema_to_typescript(const json::value& schema, int indent) {
   const json::value* type = o->if_contains("type");
   if (type && type->is_string()) return typed(type->get_string(), *o, indent);
   if (type && type->is_array()) {
+    // Each type once: a list that repeats "object" or "array" would render
+    // the same subschema once per entry, at every level (exponential in the
+    // nesting: 860 bytes of schema kept a core busy for good).
+    std::vector<std::string> seen;
     std::vector<std::string> parts;
-    for (const auto& t : type->get_array())
-      if (t.is_string()) parts.push_back(typed(t.get_string(), *o, indent));
+    for (const auto& t : type->get_array()) {
+      if (!t.is_string()) continue;
+      std::string name(t.get_string());
+      if (name == "integer") name = "number";
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+      seen.push_back(name);
+      parts.push_back(typed(name, *o, indent));
+    }
     return join_union(parts);
   }
   if (o->contains("properties")) return object_type(*o, indent);

@@ -42,6 +42,24 @@ TEST(McpTypeScript, RendersTheShapesToolSchemasUse) {
             "{}");
 }
 
+// Regression (fuzz_typescript): a type list that repeats "object" rendered
+// the same subschema once per entry at every level, so 860 bytes of schema
+// from an upstream server (4 entries, 13 levels) never finished. Each type
+// is rendered once.
+TEST(McpTypeScript, RepeatedTypesRenderOnceSoNestingStaysLinear) {
+  std::string schema = "{}";
+  for (int i = 0; i < 13; ++i) {
+    schema = R"({"type":["object","object","object","object"],"properties":{"a":)" + schema + "}}";
+  }
+  const std::string ts = schema_to_typescript(json::parse(schema));
+  EXPECT_LT(ts.size(), 4096u) << ts;
+  EXPECT_EQ(schema_to_typescript(json::parse(R"({"type":["integer","number","string","number"]})")),
+            "number | string");
+  EXPECT_EQ(
+      schema_to_typescript(json::parse(R"({"type":["array","array"],"items":{"type":"null"}})")),
+      "null[]");
+}
+
 TEST(McpTypeScript, DeclarationsNestServersAndSanitiseNames) {
   std::vector<DeclaredTool> tools;
   tools.push_back({{"git_status"}, "Shows status", json::parse(R"({"type":"object"})"), nullptr});
