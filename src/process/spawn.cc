@@ -92,7 +92,7 @@ struct ChildPlan {
   char* stack_top = nullptr;
 };
 
-CORRAL_CHILD_CODE [[noreturn]] void child_fail(const ChildPlan& plan, int stage, int error) {
+[[noreturn]] CORRAL_CHILD_CODE void child_fail(const ChildPlan& plan, int stage, int error) {
   ChildRecord record{stage, error};
   ::syscall(SYS_write, plan.error_fd, &record, sizeof record);
   ::syscall(SYS_exit_group, 127);
@@ -147,7 +147,7 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
 // The pid namespace's init (pid 1 inside). Keeps every signal blocked and
 // takes SIGTERM and SIGCHLD synchronously. SIGTERM gets a handler (never
 // run) because the kernel drops signals an init leaves at SIG_DFL.
-CORRAL_CHILD_CODE [[noreturn]] void init_main(ChildPlan& plan) {
+[[noreturn]] CORRAL_CHILD_CODE void init_main(ChildPlan& plan) {
   ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   KernelSigaction term{};
   term.handler = init_ignore;
