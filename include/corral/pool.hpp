@@ -193,6 +193,14 @@ struct Options {
   std::chrono::duration<double> termination_delay = std::chrono::seconds(1);
   // A worker that has not said it is ready within this is killed.
   std::chrono::duration<double> start_timeout = std::chrono::seconds(10);
+  // Where a worker's stderr goes (V8's fatal messages, sanitizer reports, a
+  // lockdown failure): the worker writes into a pipe the pool reads, one
+  // call per line, cut at 4 KiB, and at most worker_stderr_limit bytes per
+  // worker (then one line says the rest is dropped), so no worker, however
+  // compromised, can flood or forge the host's own log. Empty: each line
+  // goes to this process's stderr as "corral worker N: line".
+  std::function<void(std::uint64_t worker, int pid, std::string_view line)> worker_stderr = {};
+  std::uint64_t worker_stderr_limit = std::uint64_t{1} << 20;
   // Largest IPC frame either side may send.
   std::size_t max_frame = std::size_t{64} << 20;
   // False skips the worker's lockdown (seccomp, namespaces): for debugging

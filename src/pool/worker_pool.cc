@@ -358,6 +358,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     Worker(asio::io_context& io, std::size_t max_frame)
         : socket(io),
           pidfd(io),
+          stderr_pipe(io),
           start_timer(io),
           kill_timer(io),
           memory_timer(io),
@@ -366,6 +367,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     pid_t pid = 0;
     asio::local::stream_protocol::socket socket;
     asio::posix::stream_descriptor pidfd;
+    asio::posix::stream_descriptor stderr_pipe;  // the worker's fd 2
+    std::array<char, 4096> stderr_buffer{};
+    std::string stderr_line;
+    std::uint64_t stderr_bytes = 0;
     asio::steady_timer start_timer;
     asio::steady_timer kill_timer;
     asio::steady_timer memory_timer;  // from a memory stop to the kill
@@ -775,10 +780,18 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     for (std::string& entry : env_strings) envp.push_back(entry.data());
     envp.push_back(nullptr);
 
+    int err[2] = {-1, -1};
+    if (::pipe2(err, O_CLOEXEC) != 0) {
+      ::close(fds[0]);
+      ::close(child_end);
+      spawn_failed(worker, std::string("pipe2: ") + std::strerror(errno));
+      return worker;
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     posix_spawn_file_actions_adddup2(&actions, child_end, 3);
     // Nothing else of ours reaches the worker, not even for the instant
     // before its lockdown closes fds: an embedder's descriptors without
@@ -797,7 +810,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(child_end);
+    ::close(err[1]);
     if (rc != 0) {
+      ::close(err[0]);
       ::close(fds[0]);
       spawn_failed(worker, "posix_spawn " + args[0] + ": " + std::strerror(rc));
       return worker;
@@ -807,12 +822,15 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     if (pidfd < 0) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
+      ::close(err[0]);
       ::close(fds[0]);
       spawn_failed(worker, std::string("pidfd_open: ") + std::strerror(errno));
       return worker;
     }
     worker->socket.assign(asio::local::stream_protocol(), fds[0]);
     worker->pidfd.assign(pidfd);
+    worker->stderr_pipe.assign(err[0]);
+    read_stderr(worker);
     update_gauges();
     emit({.kind = Event::Kind::worker_started, .worker = worker->number, .pid = pid});
 
@@ -836,6 +854,56 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     worker->exit_reason = WorkerExit::start_failed;
     worker->exit_detail = "could not be started: " + why;
     asio::post(io_, [this, worker] { remove(worker, worker->exit_detail); });
+  }
+
+  // ---- a worker's stderr ----------------------------------------------------
+
+  void read_stderr(const std::shared_ptr<Worker>& worker) {
+    worker->stderr_pipe.async_read_some(
+        asio::buffer(worker->stderr_buffer),
+        [this, worker](boost::system::error_code ec, std::size_t n) {
+          if (ec) {
+            if (!worker->stderr_line.empty()) deliver_stderr_line(*worker);
+            boost::system::error_code ignored;
+            worker->stderr_pipe.close(ignored);
+            return;
+          }
+          for (std::size_t i = 0; i < n; ++i) {
+            const char c = worker->stderr_buffer[i];
+            if (c == '\n') {
+              deliver_stderr_line(*worker);
+            } else if (worker->stderr_line.size() < kMaxStderrLine) {
+              worker->stderr_line.push_back(c);
+            } else if (worker->stderr_line.size() == kMaxStderrLine) {
+              worker->stderr_line += " [cut]";
+            }
+          }
+          read_stderr(worker);
+        });
+  }
+
+  static constexpr std::size_t kMaxStderrLine = 4096;
+
+  void deliver_stderr_line(Worker& worker) {
+    std::string line = std::move(worker.stderr_line);
+    worker.stderr_line.clear();
+    const std::uint64_t limit = options_.worker_stderr_limit;
+    if (worker.stderr_bytes > limit) return;
+    worker.stderr_bytes += line.size() + 1;
+    if (worker.stderr_bytes > limit) {
+      line =
+          "further stderr dropped (past worker_stderr_limit, " + std::to_string(limit) + " bytes)";
+    }
+    if (options_.worker_stderr) {
+      try {
+        options_.worker_stderr(worker.number, worker.pid, line);
+      } catch (...) {
+        // A sink that throws must not take the pool's thread down.
+      }
+      return;
+    }
+    const std::string text = "corral worker " + std::to_string(worker.number) + ": " + line + "\n";
+    [[maybe_unused]] const ssize_t ignored = ::write(2, text.data(), text.size());
   }
 
   void read_next(const std::shared_ptr<Worker>& worker) {

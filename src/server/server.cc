@@ -125,6 +125,14 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   static Options prepare(Options options) {
     validate(options);
     if (!options.instrumented) options.pool.instrumented = false;
+    if (!options.pool.worker_stderr && options.logger) {
+      // A worker's stderr joins the structured log, tagged with the worker.
+      options.pool.worker_stderr = [logger = options.logger](std::uint64_t worker, int pid,
+                                                             std::string_view line) {
+        logger(LogLevel::warn, "worker " + std::to_string(worker) + " (pid " + std::to_string(pid) +
+                                   ") stderr: " + std::string(line));
+      };
+    }
     return options;
   }
 

@@ -877,5 +877,47 @@ TEST(PoolHostile, AWorkerStoppedWhileIdleIsReplacedBeforeItTakesARun) {
   EXPECT_EQ(watch.pids.size(), 2u);
 }
 
+TEST(PoolHostile, AWorkersStderrReachesTheSinkTaggedCutAndBounded) {
+  // An impostor that floods its stderr: a long line, then far more than the
+  // limit, then waits to be killed.
+  Options options = base_options();
+  options.worker_command = {
+      "/bin/bash", "-c",
+      "echo 'corral: out of memory (forged)' >&2; head -c 10000 /dev/zero | tr '\\0' x >&2;"
+      " echo >&2; yes flood >&2 & sleep 600",
+      "impostor"};
+  options.worker_stderr_limit = 64 * 1024;
+  options.start_timeout = std::chrono::seconds(2);
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> lines;
+  std::uint64_t tagged = 0;
+  options.worker_stderr = [&](std::uint64_t worker, int, std::string_view line) {
+    std::lock_guard lock(mutex);
+    tagged = worker;
+    lines.emplace_back(line);
+    changed.notify_all();
+  };
+  WorkerPool pool(options);
+  std::promise<Outcome> done;
+  pool.submit(code_request("1"), [&](Outcome o) { done.set_value(std::move(o)); });
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, 20s, [&] {
+      return !lines.empty() && lines.back().starts_with("further stderr dropped");
+    }));
+    EXPECT_EQ(tagged, 1u);
+    EXPECT_EQ(lines.at(0), "corral: out of memory (forged)");
+    EXPECT_EQ(lines.at(1).size(), 4096u + 6) << "cut at 4 KiB and marked";
+    EXPECT_TRUE(lines.at(1).ends_with(" [cut]"));
+    std::size_t bytes = 0;
+    for (const std::string& line : lines) bytes += line.size() + 1;
+    EXPECT_LE(bytes, 64u * 1024 + 4096 + 100);
+  }
+  done.get_future().get();  // never ready: it fails, and the pool goes on
+  std::lock_guard lock(mutex);
+  EXPECT_TRUE(lines.back().starts_with("further stderr dropped")) << "nothing after the limit";
+}
+
 }  // namespace
 }  // namespace corral::pool
