@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/utf8.hpp"
+
 namespace corral::fuzz {
 
 // The input as text.
@@ -32,39 +34,7 @@ inline std::vector<std::string> split(std::string_view text, char separator) {
 }
 
 // True iff `text` is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
-inline bool is_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 1;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= text.size()) return false;
-    for (std::size_t k = 1; k <= n; ++k) {
-      const auto d = static_cast<unsigned char>(text[i + k]);
-      if ((d & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000)) return false;
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += n + 1;
-  }
-  return true;
-}
+inline bool is_utf8(std::string_view text) { return core::is_valid_utf8(text); }
 
 // A broken invariant: says which, then aborts so libFuzzer keeps the input.
 [[noreturn]] inline void fail(const char* what, std::string_view detail = {}) {

@@ -9,45 +9,12 @@
 #include <cmath>
 
 #include "core/json_string.hpp"
+#include "core/utf8.hpp"
 
 namespace corral::sandbox::ruby {
 namespace {
 
-bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 1;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;
-    for (std::size_t k = 1; k <= n; ++k) {
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
-    i += n + 1;
-  }
-  return true;
-}
+using core::is_valid_utf8;
 
 struct Writer {
   mrb_state* mrb;
@@ -98,14 +65,14 @@ struct Writer {
       }
       case MRB_TT_STRING: {
         std::string_view s(RSTRING_PTR(v), static_cast<std::size_t>(RSTRING_LEN(v)));
-        if (!valid_utf8(s)) return fail(path, "is a String that is not valid UTF-8");
+        if (!is_valid_utf8(s)) return fail(path, "is a String that is not valid UTF-8");
         core::append_json_string(out, s);
         return true;
       }
       case MRB_TT_SYMBOL: {
         std::string_view s;
         key_text(v, s);
-        if (!valid_utf8(s)) return fail(path, "is a Symbol that is not valid UTF-8");
+        if (!is_valid_utf8(s)) return fail(path, "is a Symbol that is not valid UTF-8");
         core::append_json_string(out, s);
         return true;
       }
@@ -139,7 +106,7 @@ struct Writer {
                                                     " (keys must be Strings or Symbols)");
                 return 1;
               }
-              if (!valid_utf8(text)) {
+              if (!is_valid_utf8(text)) {
                 w->ok = w->self->fail(*w->path, "has a key that is not valid UTF-8");
                 return 1;
               }
