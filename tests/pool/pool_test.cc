@@ -89,6 +89,20 @@ struct WorkerWatch {
   }
 };
 
+// The pid of the first worker's own process: the spawned pid, or in a pid
+// namespace the one child of that reaper.
+std::string first_worker_process(WorkerWatch& watch) {
+  std::string target;
+  {
+    std::lock_guard lock(watch.mutex);
+    target = std::to_string(watch.pids.at(0));
+  }
+  std::ifstream children("/proc/" + target + "/task/" + target + "/children");
+  std::string child;
+  if (children >> child) target = child;
+  return target;
+}
+
 TEST(Pool, RunsTrivialExecution) {
   WorkerPool pool(base_options());
   EXPECT_EQ(pool.stats().workers_live, 0u) << "no worker may start before the first request";
@@ -764,17 +778,9 @@ TEST(PoolHostile, WorkerIsLockedDown) {
   WorkerWatch watch;
   watch.attach(pool);
   ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
-  int pid;
-  {
-    std::lock_guard lock(watch.mutex);
-    pid = watch.pids.at(0);
-  }
   // The worker process (or, in a pid namespace, its one child) has
   // no_new_privs and a seccomp filter.
-  std::string target = std::to_string(pid);
-  std::ifstream children("/proc/" + target + "/task/" + target + "/children");
-  std::string child;
-  if (children >> child) target = child;
+  const std::string target = first_worker_process(watch);
   std::ifstream status("/proc/" + target + "/status");
   std::string line, no_new_privs, seccomp;
   while (std::getline(status, line)) {
@@ -849,16 +855,8 @@ TEST(PoolHostile, AWorkerStoppedWhileIdleIsReplacedBeforeItTakesARun) {
   WorkerWatch watch;
   watch.attach(pool);
   ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
-  int pid;
-  {
-    std::lock_guard lock(watch.mutex);
-    pid = watch.pids.at(0);
-  }
   // Stop the worker itself (in a pid namespace, the reaper's one child).
-  std::string target = std::to_string(pid);
-  std::ifstream children("/proc/" + target + "/task/" + target + "/children");
-  std::string child;
-  if (children >> child) target = child;
+  const std::string target = first_worker_process(watch);
   ASSERT_EQ(::kill(std::stoi(target), SIGSTOP), 0);
   // Wait until the kernel shows it stopped.
   for (;;) {
