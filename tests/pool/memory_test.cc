@@ -54,6 +54,10 @@ void expect_next_run_succeeds(WorkerPool& pool) {
 struct Case {
   const char* name;
   const char* code;
+  // Under AddressSanitizer the instrumented engine grows this case's worker
+  // by ~12 MiB/s (measured: 560 -> 812 MiB in 20 s), so the 20 s timeout comes
+  // before the pool's sanitizer-widened threshold. Release builds assert it.
+  bool slow_under_sanitizers = false;
 };
 
 class PoolMemory : public ::testing::TestWithParam<Case> {};
@@ -63,6 +67,11 @@ class PoolMemory : public ::testing::TestWithParam<Case> {};
 // worker may reach its baseline + the limit + run_memory_overhead (128 MiB)
 // + what it grows in one watch interval and the stop's grace.
 TEST_P(PoolMemory, EndsAsMemoryLimitAndTheNextRunSucceeds) {
+#if defined(__SANITIZE_ADDRESS__)
+  if (GetParam().slow_under_sanitizers) {
+    GTEST_SKIP() << "grows too slowly under AddressSanitizer to reach its threshold in time";
+  }
+#endif
   WorkerPool pool(memory_options());
   expect_next_run_succeeds(pool);  // a warm worker: its baseline is fair
   const auto start = std::chrono::steady_clock::now();
@@ -87,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"ArrayFromHugeArrayLike", "Array.from({length: 2 ** 32 - 1})"},
         Case{"SpreadIntlSegments",
              "[...new Intl.Segmenter('en', {granularity: 'word'}).segment('ab '.repeat(2e4))]"},
-        Case{"GlobalReplaceGrowingARope", "'ab'.repeat(2 ** 27).replace(/a/g, 'bb').length"},
+        Case{"GlobalReplaceGrowingARope", "'ab'.repeat(2 ** 27).replace(/a/g, 'bb').length", true},
         Case{"ConsoleOfHugeRope", "console.log('x'.repeat((1 << 29) - 24)); 1"},
         Case{"JoinOfHugeArray", "new Array(2 ** 26).fill('ab').join('')"},
         Case{"ObjectFromEntriesBomb",
