@@ -11,12 +11,14 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/json.hpp"
@@ -164,7 +166,140 @@ void BM_IdleWorkerMemory(benchmark::State& state) {
 }
 BENCHMARK(BM_IdleWorkerMemory)->Iterations(1);
 
+// How late past its timeout a worker answers a run that its own watchdog
+// must stop: what the pool's `grace` (the kill of a silent worker at
+// timeout + grace) has to cover. Each case is terminable (V8 or mruby
+// checks for termination in it); the pool's grace is set far out of reach
+// so every answer is the worker's own. `inflight` runs go at once to 2
+// workers; `burners` threads in this process spin meanwhile, as a loaded
+// machine does. Counters: lateness past the timeout, in ms (p50, p99, max
+// over every run), from the run's hand-over to a worker to its settling (the
+// pool's own clock for timeout + grace; a Ruby run that outlives its
+// timeout ends its worker, and the wait for a replacement is not counted).
+struct StopCase {
+  const char* name;
+  const char* code;
+  sandbox::Language language = sandbox::Language::javascript;
+  // Ruby code cannot be interrupted: its worker answers, then exits, and
+  // the next run would wait for a replacement to start.
+  bool ends_its_worker = false;
+};
+
+const StopCase kStopCases[] = {
+    {"busy_loop", "for (;;) {}"},
+    {"allocation_loop",
+     "const keep = []; for (;;) { keep.push({n: keep.length}); if (keep.length > 1e5) "
+     "keep.length = 0; }"},
+    {"regexp_backtracking", "/(a+)+$/.test('a'.repeat(40) + 'b')"},
+    {"awaiting_a_tool", "await codemode.never({})"},
+    {"string_building", "let s = ''; for (;;) { s += 'x'; if (s.length > 1e6) s = ''; }"},
+    {"ruby_busy_loop", "loop {}", sandbox::Language::ruby, true},
+};
+
+void BM_TimeoutLateness(benchmark::State& state, StopCase stop) {
+  const auto inflight = static_cast<int>(state.range(0));
+  const auto burners = static_cast<int>(state.range(1));
+  pool::Options options = pool_options(2);
+  options.grace = std::chrono::seconds(30);
+  pool::WorkerPool pool(options);
+  constexpr auto kTimeout = std::chrono::milliseconds(50);
+  std::mutex mutex;
+  std::condition_variable settled;
+  std::vector<pool::ToolAnswer> never_answered;  // held until the pool is gone
+  std::uint64_t serial = 0;
+  auto request = [&] {
+    pool::Request r;
+    r.limits.language = stop.language;
+    const bool ruby = stop.language == sandbox::Language::ruby;
+    // A new source every run, as real traffic sends.
+    r.code = std::string(stop.code) + (ruby ? "\n# " : "\n// ") + std::to_string(++serial);
+    r.limits.timeout = kTimeout;
+    r.tools = {"never"};
+    r.dispatcher = [&](const std::string&, std::string, pool::ToolAnswer answer) {
+      std::lock_guard lock(mutex);
+      never_answered.push_back(std::move(answer));
+    };
+    return r;
+  };
+  // Both workers spawned and ready: two runs at once that await the tool
+  // that never answers, until a 100 ms timeout (a tool wait ends without
+  // ending the worker, in both languages). Lateness is counted from here on.
+  bool measuring = false;
+  auto ready_both = [&] {
+    int warming = 2;
+    {
+      std::lock_guard lock(mutex);
+      measuring = false;
+    }
+    for (int i = 0; i < 2; ++i) {
+      pool::Request warm = request();
+      warm.code = stop.language == sandbox::Language::ruby ? "Codemode.never({})"
+                                                           : "await codemode.never({})";
+      warm.limits.timeout = std::chrono::milliseconds(100);
+      pool.submit(std::move(warm), [&](pool::Outcome) {
+        std::lock_guard lock(mutex);
+        if (--warming == 0) settled.notify_all();
+      });
+    }
+    std::unique_lock lock(mutex);
+    settled.wait(lock, [&] { return warming == 0; });
+    measuring = true;
+  };
+  ready_both();
+  std::atomic<bool> burning{true};
+  std::vector<std::thread> burn;
+  for (int i = 0; i < burners; ++i) {
+    burn.emplace_back([&] {
+      volatile std::uint64_t x = 0;
+      while (burning.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  }
+  std::vector<double> late_ms;
+  pool.subscribe([&](const pool::Event& event) {
+    if (event.kind != pool::Event::Kind::execution_finished) return;
+    std::lock_guard lock(mutex);
+    if (!measuring) return;
+    late_ms.push_back(std::chrono::duration<double, std::milli>(event.duration - kTimeout).count());
+  });
+  int wrong = 0;
+  for (auto _ : state) {
+    if (stop.ends_its_worker) {
+      state.PauseTiming();
+      ready_both();
+      state.ResumeTiming();
+    }
+    int pending = inflight;
+    for (int i = 0; i < inflight; ++i) {
+      pool.submit(request(), [&](pool::Outcome outcome) {
+        std::lock_guard lock(mutex);
+        if (outcome.ok() || outcome.failure->code != FailureCode::timeout) ++wrong;
+        if (--pending == 0) settled.notify_all();
+      });
+    }
+    std::unique_lock lock(mutex);
+    settled.wait(lock, [&] { return pending == 0; });
+  }
+  burning = false;
+  for (std::thread& t : burn) t.join();
+  if (wrong) state.SkipWithError("a run did not end as timeout");
+  std::sort(late_ms.begin(), late_ms.end());
+  if (!late_ms.empty()) {
+    state.counters["late_p50_ms"] = late_ms[late_ms.size() / 2];
+    state.counters["late_p99_ms"] =
+        late_ms[std::min(late_ms.size() - 1, late_ms.size() * 99 / 100)];
+    state.counters["late_max_ms"] = late_ms.back();
+  }
+}
+
 void register_all() {
+  for (const StopCase& stop : kStopCases) {
+    benchmark::RegisterBenchmark((std::string("BM_TimeoutLateness/") + stop.name).c_str(),
+                                 BM_TimeoutLateness, stop)
+        ->ArgsProduct({{1, 2}, {0, 4}})
+        ->ArgNames({"inflight", "burners"})
+        ->Iterations(40)
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const Workload& workload : load_workloads()) {
     benchmark::RegisterBenchmark(("BM_InProcess/" + workload.name).c_str(), BM_InProcess, workload)
         ->Unit(benchmark::kMicrosecond);

@@ -188,7 +188,9 @@ struct Options {
   // runs' limits and the engine (a worker holds about 40 MiB idle). 0: none.
   std::uint64_t worker_memory_ceiling = std::uint64_t{4} << 30;
   // Added to a run's timeout before the pool kills a silent worker.
-  std::chrono::duration<double> grace = std::chrono::seconds(1);
+  // 250 ms: a worker under 3x CPU overcommit answered a stopped run at most
+  // 93 ms past its timeout (bench BM_TimeoutLateness, BENCHMARKS.md).
+  std::chrono::duration<double> grace = std::chrono::milliseconds(250);
   // Between SIGTERM and SIGKILL when workers are stopped.
   std::chrono::duration<double> termination_delay = std::chrono::seconds(1);
   // A worker that has not said it is ready within this is killed.

@@ -42,7 +42,7 @@ struct Settings {
   std::uint64_t response_limit = std::uint64_t{16} << 20;
   Milliseconds max_connection_age{0};  // 0: no limit
   Milliseconds ping_interval{30'000};  // 0: no pings
-  Milliseconds grace{1'000};           // margin past a run's timeout
+  Milliseconds grace{250};             // margin past a run's timeout (BENCHMARKS.md)
   Milliseconds shutdown_delay{0};
   Milliseconds shutdown_grace{30'000};
   std::string auth_token;
