@@ -63,6 +63,7 @@ Daemon::~Daemon() {
 }
 
 void Daemon::start() {
+  if (!orphans_) orphans_ = std::make_unique<process::OrphanReaper>();
   server::Options options = to_server_options(settings_);
   options.logger = log_.logger();
   mcp::HttpOptions mcp_http;

@@ -21,6 +21,7 @@
 #include "daemon/log.hpp"
 #include "daemon/settings.hpp"
 #include "pool/lockdown.hpp"
+#include "process/orphans.hpp"
 
 namespace corral::daemon {
 
@@ -53,6 +54,9 @@ class Daemon {
   Log& log_;
   pool::Protections protections_;
   std::chrono::steady_clock::time_point started_;
+  // Reaps the orphans this daemon inherits as PID 1 or subreaper (a worker
+  // whose pid-namespace reaper was killed, a bound command's grandchild).
+  std::unique_ptr<process::OrphanReaper> orphans_;
   std::unique_ptr<server::Server> server_;
   std::unique_ptr<AdminListener> admin_;
   // MCP at /mcp on the executor port (when settings.mcp): the service runs

@@ -98,6 +98,10 @@ class StdioUpstream : public UpstreamClient {
       close();
       throw std::runtime_error("cannot start " + upstream.command[0] + ": " + strerror(rc));
     }
+    // Held from spawn to reap: signals go to this process and no other even
+    // if its pid is reused, and a daemon's orphan reaper leaves it alone
+    // (src/process/orphans.hpp).
+    pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
     reader_ = std::thread([this] { read_loop(); });
   }
 
@@ -176,16 +180,18 @@ class StdioUpstream : public UpstreamClient {
     }
     if (pid_ > 0) {
       // The server gets SIGTERM, and SIGKILL if it is still there 2 s later.
-      const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
-      ::kill(pid_, SIGTERM);
-      if (pidfd >= 0) {
-        pollfd p{pidfd, POLLIN, 0};
-        if (::poll(&p, 1, 2000) == 0) ::kill(pid_, SIGKILL);
-        ::close(pidfd);
+      if (pidfd_ >= 0) {
+        ::syscall(SYS_pidfd_send_signal, pidfd_, SIGTERM, nullptr, 0);
+        pollfd p{pidfd_, POLLIN, 0};
+        if (::poll(&p, 1, 2000) == 0) ::syscall(SYS_pidfd_send_signal, pidfd_, SIGKILL, nullptr, 0);
+      } else {
+        ::kill(pid_, SIGKILL);
       }
       int status = 0;
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
+      if (pidfd_ >= 0) ::close(pidfd_);
+      pidfd_ = -1;
       pid_ = 0;
     }
     if (stop_[1] >= 0) {
@@ -282,6 +288,7 @@ class StdioUpstream : public UpstreamClient {
 
   Logger logger_;
   pid_t pid_ = 0;
+  int pidfd_ = -1;
   int to_child_ = -1;
   int from_child_ = -1;
   int stop_[2] = {-1, -1};
