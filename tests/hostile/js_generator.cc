@@ -399,13 +399,10 @@ constexpr const char* kPrelude = R"JS(
 // are meant to hold (the generator then draws again): each clause names the
 // known-failure family that covers it.
 bool reaches_known_failure(const std::string& e) {
-  auto has = [&](const char* s) { return e.find(s) != std::string::npos; };
-  const bool huge_length =
-      has("2**53") || has("2**32") || has("Infinity") || has("1e308") || has("1e21");
-  // arraylike_sort
-  if ((has(".sort") || has("toSorted")) && huge_length) return true;
-  // sparse_replacer
-  if (has("JSON.stringify") && (has("a[2**32-2]") || has("new Array(2**32-1)"))) return true;
+  // None today: the huge-length sort and the sparse replacer are refused by
+  // the guest's guards (src/sandbox/v8/guest.cc). A clause goes here when a
+  // new family breaks the boundary, until its fix lands.
+  (void)e;
   return false;
 }
 
@@ -430,8 +427,8 @@ const std::vector<Family>& families() {
       {"big_string", true, "strings outside the V8 heap limit (issue 13 item 1)"},
       {"segmenter", true, "Intl.Segmenter ignores termination (issue 13 item 2)"},
       {"huge_sparse", true, "array builtins on huge sparse arrays ignore termination (13.2)"},
-      {"arraylike_sort", true, "V8 aborts the worker (fatal OOM) sorting a huge array-like"},
-      {"sparse_replacer", true, "JSON.stringify ignores termination with a huge sparse replacer"},
+      {"arraylike_sort", false, nullptr},  // held by the sort guard (v8/guest.cc)
+      {"sparse_replacer", false, nullptr},  // held by the stringify guard
   };
   return f;
 }

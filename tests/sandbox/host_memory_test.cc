@@ -183,6 +183,53 @@ TEST_F(HostMemory, ArrayFromIntlSegmentsIsStoppedByTheTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
 
+// Unguarded, sorting an array-like longer than V8's largest backing store
+// (2**27 - 2 elements) ended the whole host process ("Fatal javascript OOM
+// in invalid array length", SIGTRAP), and a replacer array with one element
+// at 2**32-2 kept JSON.stringify looping past any timeout. Both are now a
+// RangeError the guest can catch, at once.
+TEST_F(HostMemory, HugeLengthsForSortAndStringifyAreRangeErrors) {
+  Sandbox sandbox(bounded(2.0));
+  for (const char* code : {
+           "Array.prototype.sort.call({length: 2**28})",
+           "Array.prototype.sort.call({length: 2**53 - 1}, (a, b) => a - b)",
+           "Array.prototype.sort.call(new Proxy({length: 2**32}, {}))",
+           "const a = []; a[2**32 - 2] = 1; a.sort()",
+           "const a = []; a[2**32 - 2] = 1; JSON.stringify({x: 1}, a)",
+           "JSON.stringify([1], new Array(2**32 - 1))",
+           "'x'.repeat(2**28).split('')",
+       }) {
+    SCOPED_TRACE(code);
+    const auto start = std::chrono::steady_clock::now();
+    auto ended = eval_in(
+        sandbox, std::string("try { ") + code + "; 'no error' } catch (e) { e.constructor.name }");
+    ASSERT_TRUE(ended.ok()) << ended.message;
+    EXPECT_EQ(ended.value(), "\"RangeError\"");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  }
+  expect_still_usable(sandbox);
+}
+
+TEST(SortAndStringifyGuards, OrdinaryCallsBehaveAsBefore) {
+  Sandbox sandbox(testing::quick());
+  auto ended = eval_in(
+      sandbox,
+      "const o = {length: 3, 0: 'c', 1: 'a', 2: 'b'};"
+      "Array.prototype.sort.call(o);"
+      "[[3, 1, 2].sort(), [3, 1, 10].sort((a, b) => b - a), [o[0], o[1], o[2]],"
+      " JSON.stringify({a: 1, b: 2, c: 3}, ['a', 'c']),"
+      " JSON.stringify({a: [1]}, null, 2), JSON.stringify({a: 1}, (k, v) => v),"
+      " 'abc'.split(''), 'a,b'.split(','), 'abc'.split('', 2),"
+      " [].sort.name, [].sort.length, JSON.stringify.name, JSON.stringify.length,"
+      " ''.split.name, ''.split.length,"
+      " (() => { try { [1].sort(1); } catch (e) { return e.constructor.name; } })()]");
+  ASSERT_TRUE(ended.ok()) << ended.message;
+  EXPECT_EQ(ended.value(),
+            R"([[1,2,3],[10,3,1],["a","b","c"],"{\"a\":1,\"c\":3}","{\n  \"a\": [\n    1\n  ]\n}",)"
+            R"("{\"a\":1}",["a","b","c"],["a","b"],["a","b"],"sort",1,"stringify",3,)"
+            R"("split",2,"TypeError"])");
+}
+
 TEST(IntlSegmenterGuard, SegmentsStillIterateAsBefore) {
   Sandbox sandbox(testing::quick());
   auto ended = eval_in(sandbox,

@@ -33,6 +33,64 @@ Object.defineProperty(Math, 'random', {
 //    walks the segments inside the builtin.
 constexpr std::string_view kGuardBootstrap = R"JS(
 (() => {
+  // Builtins that would end the whole process, or loop past any timeout,
+  // on one huge length are refused it first (a RangeError, as V8 gives for
+  // other arrays too long to make).
+  // Array.prototype.sort copies an array-like into one backing store of
+  // its length: past V8's largest (2**27 - 2 elements) that is a fatal
+  // "invalid array length" OOM, not an exception (seen from
+  // `Array.prototype.sort.call({length: 2**28})`). JSON.stringify walks a
+  // replacer array index by index without checking for termination
+  // (`a[2**32-2] = 1; JSON.stringify({}, a)`).
+  const apply = Reflect.apply;
+  const isArray = Array.isArray;
+  const RangeError_ = RangeError;
+  const arrayProto = Array.prototype;
+  const sort = arrayProto.sort;
+  const kMaxSortLength = 134217725;
+  Object.defineProperty(arrayProto, 'sort', {
+    value: {
+      sort(compare) {
+        if (this !== null && this !== undefined && Object(this).length > kMaxSortLength)
+          throw new RangeError_('Invalid array length');
+        return apply(sort, this, arguments);
+      },
+    }.sort,
+    writable: true, configurable: true, enumerable: false,
+  });
+  // Splitting into single characters makes one element per character: past
+  // the same largest backing store, the same fatal OOM
+  // (`'x'.repeat(2**28).split('')`).
+  const stringProto = String.prototype;
+  const split = stringProto.split;
+  const String_ = String;
+  Object.defineProperty(stringProto, 'split', {
+    value: {
+      split(separator, limit) {
+        if (separator === '' && (limit === undefined || limit > kMaxSortLength) &&
+            this !== null && this !== undefined && String_(this).length > kMaxSortLength)
+          throw new RangeError_('Invalid array length');
+        return apply(split, this, arguments);
+      },
+    }.split,
+    writable: true, configurable: true, enumerable: false,
+  });
+  const json = JSON;
+  const stringify = json.stringify;
+  const kMaxReplacerLength = 1 << 24;
+  Object.defineProperty(json, 'stringify', {
+    value: {
+      stringify(value, replacer, space) {
+        if (isArray(replacer) && replacer.length > kMaxReplacerLength)
+          throw new RangeError_('JSON.stringify: a replacer array longer than ' +
+                                kMaxReplacerLength + ' elements');
+        return apply(stringify, json, arguments);
+      },
+    }.stringify,
+    writable: true, configurable: true, enumerable: false,
+  });
+})();
+(() => {
   const Segmenter = globalThis.Intl && Intl.Segmenter;
   if (typeof Segmenter !== 'function') return;
   const proto = Segmenter.prototype;
