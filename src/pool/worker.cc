@@ -417,8 +417,8 @@ int run_worker(const WorkerSettings& settings) {
   }
 
   Worker worker(settings);
-  boost::json::error_code ec;
-  boost::json::value protections_json = boost::json::parse(to_json(protections), ec);
+  json::error_code ec;
+  json::value protections_json = json::parse(to_json(protections), ec);
   worker.send(json::object{{"t", "ready"}, {"protections", std::move(protections_json)}});
   const int code = worker.serve();
   // Skip V8's teardown: runner threads may still be inside an isolate, and

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/json.hpp"
 #include "core/json_string.hpp"
 #include "core/utf8.hpp"
 
@@ -189,10 +190,10 @@ bool to_json(mrb_state* mrb, mrb_value value, std::string& out, std::string& why
 
 bool from_json(mrb_state* mrb, std::string_view text, mrb_value& out) {
   out = mrb_nil_value();
-  boost::json::parse_options options;
-  options.max_depth = 1024;
+  // corral's parse: doubles read exactly, kMaxParseDepth levels (deeper
+  // answers are refused before they get here).
   boost::json::error_code ec;
-  boost::json::value parsed = boost::json::parse(text, ec, {}, options);
+  boost::json::value parsed = core::json::parse(text, ec);
   if (ec) return false;
   out = build(mrb, parsed);
   return true;
