@@ -798,7 +798,7 @@ TEST(PoolRetry, ARunThatCrashesItsWorkerIsInternalAndNotRetryable) {
   // V8 aborts the process on a FixedArray past its largest size: a guest
   // reaching a fatal CHECK, the same on every worker.
   // No memory_limit, so the pool's memory watch leaves it to V8.
-  Request request = code_request("async () => 'x'.repeat(2 ** 28).split('')");
+  Request request = code_request("async () => 'x'.repeat(2 ** 27).split('x')");
   request.limits.memory_limit = std::nullopt;
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
