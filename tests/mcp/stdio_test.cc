@@ -219,4 +219,26 @@ TEST(McpStdio, OutputThatIsNotUtf8ReadsAsReplacementAndTheSessionGoesOn) {
   EXPECT_EQ(p.wait(), 0);
 }
 
+TEST(McpStdio, AnUpstreamAnswerThatIsNotUtf8ReachesTheGuestAsReplacement) {
+  const std::string upstream = R"({"bytes":{"command":["/bin/sh",")" +
+                               std::string(CORRAL_SOURCE_DIR) +
+                               R"(/tests/mcp/fixtures/not_utf8_upstream.sh"]}})";
+  McpProcess p({"--mcp-upstream", upstream, "--max-workers", "1"});
+  p.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  answer(p, 1);
+  p.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  // The answer used to be dropped as "not JSON-RPC", and the call waited for
+  // the upstream timeout.
+  p.send(call(2, "execute", R"j({"code":"async () => await codemode.bytes.raw({})"})j"));
+  json::object code = answer(p, 2);
+  EXPECT_FALSE(code.contains("isError")) << json::serialize(code);
+  EXPECT_EQ(code.at("structuredContent").at("value"), "up \uFFFD here");
+  p.send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+  answer(p, 3);
+  p.close_stdin();
+  EXPECT_EQ(p.wait(), 0);
+  EXPECT_NE(p.stderr_text().find("not UTF-8"), std::string::npos) << "the log says so";
+}
+
 }  // namespace
