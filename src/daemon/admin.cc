@@ -162,7 +162,9 @@ AdminResponse admin_request(const std::string& host, std::uint16_t port, std::st
   asio::io_context io;
   beast::tcp_stream stream(io);
   http::request<http::string_body> request{http::string_to_verb(method), std::string(path), 11};
-  request.set(http::field::host, host);
+  // An IPv6 literal keeps its brackets in Host (RFC 3986 authority).
+  request.set(http::field::host,
+              host.find(':') != std::string::npos && host.front() != '[' ? "[" + host + "]" : host);
   request.keep_alive(false);
   http::response<http::string_body> response;
   beast::flat_buffer buffer;

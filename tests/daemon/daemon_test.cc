@@ -284,6 +284,22 @@ TEST(AdminListener, AHandlerThatThrowsAnswersJson500WithoutDetails) {
   EXPECT_NE(logged.find("secret internal detail"), std::string::npos) << "the log has the detail";
 }
 
+TEST(AdminListener, AnIpv6AdminHostIsReachedWithABracketedHost) {
+  corral::daemon::AdminListener listener(
+      "::1", 0,
+      [](std::string_view, std::string_view) -> corral::daemon::AdminResponse {
+        return {200, "{}"};
+      },
+      nullptr);
+  try {
+    listener.listen();
+  } catch (const std::system_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  EXPECT_EQ(admin_request("::1", listener.port(), "GET", "/__status__").status, 200);
+  listener.close();
+}
+
 TEST(Check, RunsTheWholePathToFortyTwo) {
   Process p({kCorral, "check"});
   EXPECT_EQ(p.wait(60s), 0) << p.stderr_text();

@@ -141,5 +141,23 @@ TEST_F(HostileHeaders, ProbesFromNonBrowserClientsStillAnswer) {
             200);
 }
 
+TEST(HostileHeadersIpv6, TheClientBracketsAnIpv6HostAndTheGuardTakesIt) {
+  Options options = test_options();
+  options.host = "::1";
+  Server server(std::move(options));
+  try {
+    server.listen();
+  } catch (const std::system_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  auto client =
+      client::Client::connect("ws://[::1]:" + std::to_string(server.address().port) + "/");
+  const auto outcome = client->execute(request_of("async () => 6 * 7"));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_EQ(outcome.execution->value(), "42");
+  client->close();
+  server.close();
+}
+
 }  // namespace
 }  // namespace corral::server::testing
