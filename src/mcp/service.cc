@@ -563,23 +563,28 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
   }
   context->log(LogLevel::debug, fmt::format("execute: run {} starts ({} ms)", id, timeout.count()));
   const auto started = std::chrono::steady_clock::now();
-  const pool::Ticket ticket = pool_.submit(
-      std::move(request), [this, id, state, context, done, started](pool::Outcome outcome) {
-        state->settle();
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-                .count();
-        context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
-                     fmt::format("execute: run {} {} in {:.0f} ms", id,
-                                 outcome.ok() ? std::string("succeeded")
-                                              : std::string(to_string(outcome.failure->code)),
-                                 ms));
-        deliver(
-            done, [&] { return execution_result(outcome); }, fmt::format("execute: run {}", id));
-        std::lock_guard lock(runs_mutex_);
-        runs_.erase(id);
-        runs_done_.notify_all();
-      });
+  const pool::Ticket ticket = pool_.submit(std::move(request), [this, id, state, context, done,
+                                                                started](pool::Outcome outcome) {
+    // The pool's thread: deliver() keeps every exception here.
+    deliver(
+        done,
+        [&] {
+          state->settle();
+          const double ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count();
+          context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
+                       fmt::format("execute: run {} {} in {:.0f} ms", id,
+                                   outcome.ok() ? std::string("succeeded")
+                                                : std::string(to_string(outcome.failure->code)),
+                                   ms));
+          return execution_result(outcome);
+        },
+        fmt::format("execute: run {}", id));
+    std::lock_guard lock(runs_mutex_);
+    runs_.erase(id);
+    runs_done_.notify_all();
+  });
   {
     std::lock_guard lock(runs_mutex_);
     if (auto it = runs_.find(id); it != runs_.end()) it->second = ticket;
@@ -684,25 +689,29 @@ void Service::Impl::run_command(const std::string& name, const json::object& inp
   process::CancelSource cancel;
   const std::uint64_t cancel_id = context->on_cancel([cancel]() mutable { cancel.cancel(); });
   context->progress("running " + name);
-  tasks_.spawn(
-      [this, binding, name, input = json::serialize(input), cancel, context, cancel_id, done] {
-        process::RunOptions run;
-        run.cancel = cancel;
-        std::optional<Execution> execution;
-        std::optional<Failure> failure;
-        try {
-          execution = binding->call(name, input, run);
-        } catch (const Error& e) {
-          failure = e.to_failure();
-        } catch (const std::exception& e) {
-          failure = Failure{FailureCode::internal, e.what(), nullptr};
-        }
-        context->forget(cancel_id);
-        context->log(failure ? LogLevel::warn : LogLevel::info,
-                     name + (failure ? ": " + std::string(to_string(failure->code)) : ": ok"));
-        deliver(
-            done, [&] { return command_result(execution, failure); }, name);
-      });
+  tasks_.spawn([this, binding, name, input = json::serialize(input), cancel, context, cancel_id,
+                done] {
+    process::RunOptions run;
+    run.cancel = cancel;
+    std::optional<Execution> execution;
+    std::optional<Failure> failure;
+    try {
+      execution = binding->call(name, input, run);
+    } catch (const Error& e) {
+      failure = e.to_failure();
+    } catch (const std::exception& e) {
+      failure = Failure{FailureCode::internal, e.what(), nullptr};
+    }
+    deliver(
+        done,
+        [&] {
+          context->forget(cancel_id);
+          context->log(failure ? LogLevel::warn : LogLevel::info,
+                       name + (failure ? ": " + std::string(to_string(failure->code)) : ": ok"));
+          return command_result(execution, failure);
+        },
+        name);
+  });
 }
 
 void Service::Impl::search_tools(const json::object& arguments, ResultDone done) const {
