@@ -88,6 +88,16 @@ TEST(OutputUtf8, BudgetCutsBetweenCharactersNotInsideOne) {
   EXPECT_EQ(e.usage().output_bytes, 7u);
 }
 
+TEST(OutputUtf8, TheDefaultOneMiBBudgetCutsBeforeAEuroSignItWouldSplit) {
+  Supervisor supervisor;  // issue 14's case: valid UTF-8 cut by the 1 MiB budget
+  Execution e = supervisor.run(
+      shell("head -c 1048575 /dev/zero | tr '\\0' a; printf '\\342\\202\\254 more'"));
+  EXPECT_EQ(e.stdout_text(), std::string(1048575, 'a'));
+  EXPECT_TRUE(e.stdout_truncated());
+  EXPECT_FALSE(e.stdout_replaced());
+  EXPECT_EQ(e.usage().output_bytes, 1048575u + 8);
+}
+
 TEST(OutputUtf8, ASplitCharacterTheCommandEndedWithIsReplaced) {
   SupervisorOptions options;
   options.output_budget = 5;
