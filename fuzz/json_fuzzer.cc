@@ -4,12 +4,15 @@
 // Invariants: bad text is an error code or std::invalid_argument, never a
 // crash; the three parse entry points agree; what parses serializes to JSON
 // that parses again and serializes to the same text (the writer is a fixed
-// point after one round); the writer emits valid UTF-8 for valid input.
+// point after one round); the writer emits valid UTF-8 for valid input, and
+// for any bytes as a string it writes JSON that parses to those bytes with
+// each ill-formed subpart as U+FFFD (core/utf8.hpp's policy).
 #include <boost/json.hpp>
 #include <stdexcept>
 #include <system_error>
 
 #include "core/json.hpp"
+#include "core/utf8.hpp"
 #include "fuzz_util.hpp"
 
 namespace json = corral::core::json;
@@ -17,6 +20,25 @@ using corral::fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = corral::fuzz::text_of(data, size);
+
+  {  // the input's bytes as one JSON string
+    const std::string literal = json::serialize(json::string_view(text.data(), text.size()));
+    if (!corral::fuzz::is_utf8(literal)) fail("the writer made invalid UTF-8 of bytes", literal);
+    boost::system::error_code lec;
+    const json::value read = json::parse(literal, lec);
+    if (lec || !read.is_string()) fail("the writer's string literal does not parse", literal);
+    std::string expected(text);
+    const bool replaced = corral::core::replace_invalid_utf8(expected);
+    if (replaced == corral::core::is_valid_utf8(text)) fail("replaced disagrees with valid", text);
+    if (!corral::core::is_valid_utf8(expected)) fail("replacement left invalid UTF-8", expected);
+    if (std::string_view(read.get_string()) != expected)
+      fail("the writer's replacement differs from replace_invalid_utf8", literal);
+    for (std::size_t max = 0; max <= expected.size() && max < 8; ++max) {
+      const std::size_t cut = corral::core::utf8_cut(expected, expected.size() - max);
+      if (!corral::core::is_valid_utf8(std::string_view(expected).substr(0, cut)))
+        fail("utf8_cut split a character", expected);
+    }
+  }
 
   boost::system::error_code ec;
   json::value value = json::parse(json::string_view(text.data(), text.size()), ec);

@@ -33,6 +33,8 @@ void write_through(const Execution& execution) {
     std::fputs("corral: stdout was truncated at its limit\n", stderr);
   if (execution.stderr_truncated())
     std::fputs("corral: stderr was truncated at its limit\n", stderr);
+  if (execution.stdout_replaced() || execution.stderr_replaced())
+    std::fputs("corral: output bytes that are not UTF-8 were replaced with U+FFFD\n", stderr);
 }
 
 int run_script(const RunFlags& flags) {

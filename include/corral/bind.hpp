@@ -182,8 +182,9 @@ class Binding {
   std::unique_ptr<Impl> impl_;
 };
 
-// {"stdout":..,"stderr":..,"exitCode":..,"truncated":..} for any Execution
-// (exitCode -1 when the command was stopped before it exited).
+// {"stdout":..,"stderr":..,"exitCode":..,"truncated":..,"replaced":true?} for
+// any Execution (exitCode -1 when the command was stopped before it exited;
+// "replaced" only when output bytes that were not UTF-8 became U+FFFD).
 std::string output_view(const Execution& execution);
 
 // The JSON Schema every operation's output follows.

@@ -42,6 +42,8 @@ struct ExecutionData {
   std::string stderr_text;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
+  bool stdout_replaced = false;
+  bool stderr_replaced = false;
   std::optional<int> exit_code;  // bound commands only
   bool failed = false;
   Usage usage;
@@ -61,6 +63,11 @@ class Execution {
   // True iff that channel hit its cap during the run.
   bool stdout_truncated() const noexcept { return data_.stdout_truncated; }
   bool stderr_truncated() const noexcept { return data_.stderr_truncated; }
+  // True iff that channel held bytes that are not UTF-8, each ill-formed
+  // sequence of which now reads U+FFFD: the text is always valid UTF-8, and
+  // a cut by the output cap falls between characters.
+  bool stdout_replaced() const noexcept { return data_.stdout_replaced; }
+  bool stderr_replaced() const noexcept { return data_.stderr_replaced; }
   // The exit status of a bound command; empty for sandbox runs and for
   // commands that were killed before they exited.
   const std::optional<int>& exit_code() const noexcept { return data_.exit_code; }
@@ -76,8 +83,10 @@ class Execution {
 
 // The Execution as one JSON object (the wire and `--json` form):
 // {"value":..,"stdout":..,"stderr":..,"stdout_truncated":..,"stderr_truncated":..,
-//  "exit_code":..?,"failed":..,"usage":{"wall_time":..,"cpu_time":..,
-//  "memory_peak":..,"tool_calls":..,"output_bytes":..}}
+//  "stdout_replaced":true?,"stderr_replaced":true?,"exit_code":..?,"failed":..,
+//  "usage":{"wall_time":..,"cpu_time":..,"memory_peak":..,"tool_calls":..,
+//  "output_bytes":..}}
+// (`*_replaced` appear only when true.)
 std::string to_json(const Execution& execution);
 
 }  // namespace corral

@@ -171,6 +171,17 @@ struct Options {
   std::chrono::milliseconds shutdown_delay{0};
   std::chrono::milliseconds shutdown_drain{10'000};
 
+  // The request guard every HTTP request passes first (probes, upgrades,
+  // routes; docs/security.md "Host and Origin"). A request carrying an
+  // Origin must name one of `allowed_origins` ("scheme://host[:port]"; "*":
+  // any) or an http(s) loopback origin; requests without one (non-browser
+  // clients) pass. The Host must be a loopback name or address when the
+  // listener is loopback-only, or one of `allowed_hosts` ("name" or
+  // "name:port"; "*": any) or the host of an allowed origin. Malformed
+  // entries fail validate().
+  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_hosts;
+
   IdentityHook identify;
   // Unset: /metrics answers 404.
   std::optional<MetricsSource> metrics;

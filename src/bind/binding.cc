@@ -65,6 +65,7 @@ std::string output_schema() {
   props["stderr"] = json::object{{"type", "string"}};
   props["exitCode"] = json::object{{"type", "integer"}};
   props["truncated"] = json::object{{"type", "boolean"}};
+  props["replaced"] = json::object{{"type", "boolean"}};
   json::object schema;
   schema["type"] = "object";
   schema["properties"] = std::move(props);
@@ -79,6 +80,7 @@ std::string output_view(const Execution& execution) {
   view["stderr"] = execution.stderr_text();
   view["exitCode"] = execution.exit_code() ? *execution.exit_code() : -1;
   view["truncated"] = execution.stdout_truncated() || execution.stderr_truncated();
+  if (execution.stdout_replaced() || execution.stderr_replaced()) view["replaced"] = true;
   return json::serialize(view);
 }
 

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/utf8.hpp"
+
 namespace corral::core {
 
 namespace json {
@@ -46,11 +48,12 @@ class Writer {
 };
 
 // What follows the backslash for each byte that a JSON string must escape:
-// the two-character escapes, 'u' for \u00XX, 0 for a byte written as is.
-// Bytes from 0x80 up pass through: text is UTF-8 by the time it gets here.
+// the two-character escapes, 'u' for \u00XX, 0 for a byte written as is,
+// 'x' for a byte from 0x80 up, which starts a UTF-8 sequence to check.
 constexpr std::array<char, 256> kEscapes = [] {
   std::array<char, 256> table{};
   for (int c = 0; c < 0x20; ++c) table[c] = 'u';
+  for (int c = 0x80; c < 0x100; ++c) table[c] = 'x';
   table['"'] = '"';
   table['\\'] = '\\';
   table['\n'] = 'n';
@@ -61,9 +64,14 @@ constexpr std::array<char, 256> kEscapes = [] {
   return table;
 }();
 
+// Text is UTF-8 by the time it gets here (the layers that take it in apply
+// core/utf8.hpp's policy and say so in their results); the writer still
+// checks, so that no text corral writes is invalid JSON: an ill-formed
+// subpart that slipped through is written as U+FFFD.
 void write_string(Writer& w, string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   w.put('"');
+  const std::string_view view(text.data(), text.size());
   const char* run = text.data();
   const char* const end = text.data() + text.size();
   // Runs of plain bytes are copied whole: most text has nothing to escape.
@@ -71,6 +79,18 @@ void write_string(Writer& w, string_view text) {
     const auto byte = static_cast<unsigned char>(*p);
     const char escape = kEscapes[byte];
     if (escape == 0) continue;
+    if (escape == 'x') {
+      const Utf8Step step = utf8_step(view, static_cast<std::size_t>(p - text.data()));
+      if (step.valid) {
+        p += step.length - 1;
+        continue;
+      }
+      w.put(run, static_cast<std::size_t>(p - run));
+      w.put(kReplacementCharacter.data(), kReplacementCharacter.size());
+      p += step.length - 1;
+      run = p + 1;
+      continue;
+    }
     w.put(run, static_cast<std::size_t>(p - run));
     if (escape == 'u') {
       const char hex[] = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 15]};
@@ -445,6 +465,8 @@ json::object execution_to_object(const Execution& execution) {
   out["stderr"] = execution.stderr_text();
   out["stdout_truncated"] = execution.stdout_truncated();
   out["stderr_truncated"] = execution.stderr_truncated();
+  if (execution.stdout_replaced()) out["stdout_replaced"] = true;
+  if (execution.stderr_replaced()) out["stderr_replaced"] = true;
   if (execution.exit_code()) out["exit_code"] = *execution.exit_code();
   out["failed"] = execution.failed();
   const Usage& usage = execution.usage();
@@ -494,6 +516,8 @@ Execution execution_from_object(const json::object& object) {
   data.stderr_text = string_or_empty(object, "stderr");
   data.stdout_truncated = bool_or_false(object, "stdout_truncated");
   data.stderr_truncated = bool_or_false(object, "stderr_truncated");
+  data.stdout_replaced = bool_or_false(object, "stdout_replaced");
+  data.stderr_replaced = bool_or_false(object, "stderr_replaced");
   if (const json::value* v = object.if_contains("exit_code"); v && v->is_int64()) {
     data.exit_code = static_cast<int>(v->get_int64());
   }

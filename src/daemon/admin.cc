@@ -4,6 +4,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -26,12 +27,15 @@ constexpr std::size_t kBodyLimit = 64 * 1024;
 class AdminListener::Impl {
  public:
   Impl(std::string host, std::uint16_t port, AdminHandler handler,
-       std::function<void(const std::string&)> on_error)
+       std::function<void(const std::string&)> on_error, server::GuardPolicy guard)
       : host_(std::move(host)),
         port_(port),
         handler_(std::move(handler)),
         on_error_(std::move(on_error)),
-        acceptor_(io_) {}
+        policy_(std::move(guard)),
+        acceptor_(io_) {
+    server::validate(policy_);
+  }
 
   void listen() {
     try {
@@ -54,6 +58,7 @@ class AdminListener::Impl {
     acceptor_.bind(endpoint);
     acceptor_.listen();
     bound_ = acceptor_.local_endpoint();
+    guard_.emplace(policy_, server::RequestGuard::scope_of(bound_.address().to_string()));
   }
 
   std::string address() const {
@@ -97,13 +102,19 @@ class AdminListener::Impl {
       std::string_view target(request.target().data(), request.target().size());
       if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
       AdminResponse answer;
-      try {
-        answer = handler_(
-            std::string_view(request.method_string().data(), request.method_string().size()),
-            target);
-      } catch (const std::exception& e) {
-        if (on_error_) on_error_(std::string("admin ") + std::string(target) + ": " + e.what());
-        answer = {500, std::string(kInternalError)};
+      // A page rebinding its name to this address, or on a foreign origin,
+      // reaches no handler.
+      if (const server::GuardVerdict verdict = guard_->check(request); !verdict.allowed()) {
+        answer = {verdict.status, verdict.body()};
+      } else {
+        try {
+          answer = handler_(
+              std::string_view(request.method_string().data(), request.method_string().size()),
+              target);
+        } catch (const std::exception& e) {
+          if (on_error_) on_error_(std::string("admin ") + std::string(target) + ": " + e.what());
+          answer = {500, std::string(kInternalError)};
+        }
       }
       http::response<http::string_body> response{static_cast<http::status>(answer.status),
                                                  request.version()};
@@ -125,6 +136,8 @@ class AdminListener::Impl {
   std::uint16_t port_;
   AdminHandler handler_;
   std::function<void(const std::string&)> on_error_;
+  server::GuardPolicy policy_;
+  std::optional<server::RequestGuard> guard_;  // set once bound
   asio::io_context io_;
   tcp::acceptor acceptor_;
   tcp::endpoint bound_;
@@ -134,9 +147,10 @@ class AdminListener::Impl {
 };
 
 AdminListener::AdminListener(std::string host, std::uint16_t port, AdminHandler handler,
-                             std::function<void(const std::string&)> on_error)
-    : impl_(
-          std::make_unique<Impl>(std::move(host), port, std::move(handler), std::move(on_error))) {}
+                             std::function<void(const std::string&)> on_error,
+                             server::GuardPolicy guard)
+    : impl_(std::make_unique<Impl>(std::move(host), port, std::move(handler), std::move(on_error),
+                                   std::move(guard))) {}
 AdminListener::~AdminListener() { close(); }
 void AdminListener::listen() { impl_->listen(); }
 std::string AdminListener::address() const { return impl_->address(); }
@@ -148,7 +162,9 @@ AdminResponse admin_request(const std::string& host, std::uint16_t port, std::st
   asio::io_context io;
   beast::tcp_stream stream(io);
   http::request<http::string_body> request{http::string_to_verb(method), std::string(path), 11};
-  request.set(http::field::host, host);
+  // An IPv6 literal keeps its brackets in Host (RFC 3986 authority).
+  request.set(http::field::host,
+              host.find(':') != std::string::npos && host.front() != '[' ? "[" + host + "]" : host);
   request.keep_alive(false);
   http::response<http::string_body> response;
   beast::flat_buffer buffer;

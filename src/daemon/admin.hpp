@@ -2,7 +2,10 @@
 // (loopback by default) for operators: /__status__, /__config__ and
 // /__maintenance__. Every answer is JSON; an unknown route is a JSON 404
 // {"error":"No such route."} and a failure inside a handler a JSON 500,
-// never a stack. One connection, one request (Connection: close).
+// never a stack. One connection, one request (Connection: close). Every
+// request passes the server's request guard first (Host and Origin, the
+// same rules and settings as the executor: src/server/request_guard.hpp);
+// a refusal is a JSON 400 or 403 and reaches no handler.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "server/request_guard.hpp"
 
 namespace corral::daemon {
 
@@ -23,8 +28,10 @@ using AdminHandler = std::function<AdminResponse(std::string_view method, std::s
 
 class AdminListener {
  public:
+  // `guard`: the allowed origins and hosts (validated: throws
+  // std::invalid_argument on a malformed entry).
   AdminListener(std::string host, std::uint16_t port, AdminHandler handler,
-                std::function<void(const std::string&)> on_error);
+                std::function<void(const std::string&)> on_error, server::GuardPolicy guard = {});
   ~AdminListener();
   AdminListener(const AdminListener&) = delete;
   AdminListener& operator=(const AdminListener&) = delete;

@@ -69,7 +69,6 @@ void Daemon::start() {
   mcp::HttpOptions mcp_http;
   if (settings_.mcp) {
     mcp_mount_ = std::make_shared<McpMount>();
-    mcp_http.allowed_origins = settings_.mcp_allowed_origins;
     mcp_http.max_sessions = settings_.mcp_max_sessions;
     mcp_http.session_idle = settings_.mcp_session_idle;
     mcp_http.identify = options.identify;
@@ -111,7 +110,8 @@ void Daemon::start() {
       admin_ = std::make_unique<AdminListener>(
           settings_.admin_host, settings_.admin_port,
           [this](std::string_view method, std::string_view path) { return route(method, path); },
-          [this](const std::string& message) { log_.error(message); });
+          [this](const std::string& message) { log_.error(message); },
+          server::GuardPolicy{settings_.allowed_origins, settings_.allowed_hosts});
       admin_->listen();
     }
   } catch (...) {

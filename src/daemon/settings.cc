@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/units.hpp"
+#include "server/request_guard.hpp"
 
 namespace corral::daemon {
 
@@ -117,6 +118,25 @@ Kind list(std::vector<std::string> Settings::*field, std::string type) {
             s.*field = std::move(items);
           },
           std::move(type)};
+}
+
+// A list of allowed origins or hosts, each checked as the request guard
+// will read it.
+Kind guard_list(std::vector<std::string> Settings::*field, std::string type) {
+  Kind items = list(field, std::move(type));
+  items.apply = [field, parse = items.apply](const std::string& text, const std::string& what,
+                                             Settings& s) {
+    parse(text, what, s);
+    server::GuardPolicy policy;
+    (field == &Settings::allowed_origins ? policy.allowed_origins : policy.allowed_hosts) =
+        s.*field;
+    try {
+      server::validate(policy);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(what + ": " + e.what());
+    }
+  };
+  return items;
 }
 
 Kind boolean(bool Settings::*field) {
@@ -244,6 +264,15 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   add("admin-port", "Port of the admin listener (0: any free port)", std::to_string(d.admin_port),
       port(&Settings::admin_port));
   add("admin", "Serve the admin listener", "true", boolean(&Settings::admin));
+  // One allow-list for every HTTP surface: executor, probes, /mcp, admin.
+  add("allowed-origins",
+      "Browser origins (scheme://host[:port]) allowed besides loopback ones, on every listener "
+      "(comma-separated; * allows all)",
+      "", guard_list(&Settings::allowed_origins, "ORIGIN,..."));
+  add("allowed-hosts",
+      "Host header names (host[:port]) allowed besides loopback ones, on every listener "
+      "(comma-separated; * allows all)",
+      "", guard_list(&Settings::allowed_hosts, "HOST,..."));
   add("metrics", "Serve /metrics and count", "true", boolean(&Settings::metrics));
   add("log-level", "debug, info, warn or error", d.log_level,
       one_of(&Settings::log_level, {"debug", "info", "warn", "error"}));
@@ -281,8 +310,6 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
          s.mcp_upstreams = text;
        },
        "JSON|FILE"});
-  add("mcp-allowed-origins", "Origins allowed to call /mcp besides localhost (comma-separated)", "",
-      list(&Settings::mcp_allowed_origins, "ORIGIN,..."));
   add("mcp-result-budget", "Largest MCP tool result text; larger ones are cut and say so", "64KiB",
       {[](const std::string& text, const std::string& what, Settings& s) {
          size(&Settings::mcp_result_budget).apply(text, what, s);
@@ -491,6 +518,8 @@ server::Options to_server_options(const Settings& settings) {
   options.instrumented = settings.metrics;
   if (settings.metrics) options.metrics = server::own_metrics();
   options.identify = make_identity_hook(settings);
+  options.allowed_origins = settings.allowed_origins;
+  options.allowed_hosts = settings.allowed_hosts;
   return options;
 }
 

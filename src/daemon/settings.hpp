@@ -50,17 +50,19 @@ struct Settings {
   std::string admin_host = "127.0.0.1";
   std::uint16_t admin_port = 8081;
   bool admin = true;
+  // The request guard's allow-lists, for every listener (docs/security.md).
+  std::vector<std::string> allowed_origins;  // besides loopback origins
+  std::vector<std::string> allowed_hosts;    // besides loopback hosts
   bool metrics = true;
   std::string log_level = "info";
   LogFormat log_format = LogFormat::text;
   // The program a worker runs as (`PROGRAM worker`); empty: this executable.
   std::string worker;
   // MCP (docs/mcp.md): `corral mcp` and /mcp on the executor port.
-  bool mcp = true;                               // serve /mcp on the executor port
-  std::vector<std::string> mcp_manifests;        // bound command manifests
-  std::string mcp_mode = "direct";               // direct or compact
-  std::string mcp_upstreams;                     // JSON object (or a file of one), validated
-  std::vector<std::string> mcp_allowed_origins;  // besides localhost
+  bool mcp = true;                         // serve /mcp on the executor port
+  std::vector<std::string> mcp_manifests;  // bound command manifests
+  std::string mcp_mode = "direct";         // direct or compact
+  std::string mcp_upstreams;               // JSON object (or a file of one), validated
   std::uint64_t mcp_result_budget = std::uint64_t{64} << 10;
   std::size_t mcp_max_sessions = 100;
   Milliseconds mcp_session_idle{900'000};  // 15 minutes

@@ -31,6 +31,8 @@ const char* reason(int status) {
       return "OK";
     case 202:
       return "Accepted";
+    case 204:
+      return "No Content";
     case 400:
       return "Bad Request";
     case 401:
@@ -64,31 +66,11 @@ std::string new_session_id() {
   return id;
 }
 
-// The host part of "host:port", "[v6]:port" or "host".
-std::string host_of(std::string_view authority) {
-  if (!authority.empty() && authority.front() == '[') {
-    const auto close = authority.find(']');
-    return lower(
-        authority.substr(0, close == std::string_view::npos ? authority.size() : close + 1));
-  }
-  return lower(authority.substr(0, authority.find(':')));
-}
-
-bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host == "[::1]" || host == "::1" || host.rfind("127.", 0) == 0 ||
-         (host.size() > 10 && host.ends_with(".localhost"));
-}
-
-// "http://host:port" -> "host"; empty when it is not an http(s) origin.
-std::string origin_host(std::string_view origin) {
-  const auto scheme = origin.find("://");
-  if (scheme == std::string_view::npos) return {};
-  const std::string s = lower(origin.substr(0, scheme));
-  if (s != "http" && s != "https") return {};
-  std::string_view rest = origin.substr(scheme + 3);
-  rest = rest.substr(0, rest.find('/'));
-  return host_of(rest);
-}
+// CORS: what a browser on an allowed origin may send and read.
+constexpr const char* kCorsMethods = "GET, POST, DELETE";
+constexpr const char* kCorsHeaders =
+    "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
+constexpr const char* kCorsExposed = "Mcp-Session-Id, WWW-Authenticate";
 
 }  // namespace
 
@@ -99,7 +81,8 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
   explicit Connection(std::unique_ptr<server::HttpConnection> c)
       : stream_(std::move(c->stream)),
         request_(std::move(c->request)),
-        remote_(std::move(c->remote_address)) {}
+        remote_(std::move(c->remote_address)),
+        origin_(std::move(c->origin)) {}
 
   const http::request<http::string_body>& request() const { return request_; }
   const std::string& remote() const { return remote_; }
@@ -111,9 +94,10 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
   void respond(int status, std::string body, const std::string& type = "application/json",
                const Headers& extra = {}) {
     std::string head = fmt::format("HTTP/1.1 {} {}\r\nServer: corral\r\n", status, reason(status));
-    if (!body.empty() || status != 202) head += "Content-Type: " + type + "\r\n";
+    if (!body.empty() || (status != 202 && status != 204)) head += "Content-Type: " + type + "\r\n";
     head += fmt::format("Content-Length: {}\r\nConnection: close\r\n", body.size());
     for (const auto& [k, v] : extra) head += k + ": " + v + "\r\n";
+    head += cors();
     head += "\r\n";
     enqueue(head + body, true, std::chrono::seconds(30));
   }
@@ -123,6 +107,7 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
         "HTTP/1.1 200 OK\r\nServer: corral\r\nContent-Type: text/event-stream\r\n"
         "Cache-Control: no-cache\r\nConnection: close\r\n";
     for (const auto& [k, v] : extra) head += k + ": " + v + "\r\n";
+    head += cors();
     head += "\r\n";
     enqueue(std::move(head), false, std::nullopt);
     asio::post(stream_.get_executor(), [self = shared_from_this()] { self->watch(); });
@@ -136,8 +121,17 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
   void end() { enqueue({}, true, std::chrono::seconds(30)); }
 
   bool open() const { return !gone_.load(); }
+  // The allowed Origin the request carried, or empty.
+  const std::string& origin() const { return origin_; }
 
  private:
+  // Every answer to an allowed browser origin lets that page read it.
+  std::string cors() const {
+    if (origin_.empty()) return {};
+    return "Access-Control-Allow-Origin: " + origin_ +
+           "\r\nAccess-Control-Expose-Headers: " + kCorsExposed + "\r\nVary: Origin\r\n";
+  }
+
   void enqueue(std::string data, bool last, std::optional<std::chrono::seconds> deadline) {
     asio::post(stream_.get_executor(),
                [self = shared_from_this(), data = std::move(data), last, deadline]() mutable {
@@ -201,6 +195,7 @@ class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection>
   server::Stream stream_;
   http::request<http::string_body> request_;
   std::string remote_;
+  std::string origin_;
   std::deque<std::string> queue_;
   bool writing_ = false;
   bool ending_ = false;
@@ -313,41 +308,17 @@ void HttpEndpoint::close() {
   for (auto& [id, entry] : sessions) end_session(*entry);
 }
 
-bool HttpEndpoint::host_allowed(std::string_view host_header) const {
-  const std::string host = host_of(host_header);
-  if (is_loopback_host(host)) return true;
-  for (const auto& origin : options_.allowed_origins) {
-    if (origin == "*" || origin_host(origin) == host) return true;
-  }
-  return false;
-}
-
-bool HttpEndpoint::origin_allowed(std::string_view origin) const {
-  for (const auto& allowed : options_.allowed_origins)
-    if (allowed == "*" || lower(allowed) == lower(origin)) return true;
-  const std::string host = origin_host(origin);
-  return !host.empty() && is_loopback_host(host);
-}
-
 void HttpEndpoint::handle(std::unique_ptr<server::HttpConnection> taken) {
   auto connection = std::make_shared<Connection>(std::move(taken));
-  auto log = [&](const std::string& why) {
-    if (options_.logger)
-      options_.logger(LogLevel::warn,
-                      fmt::format("refused an MCP request from {}: {}", connection->remote(), why));
-  };
-  // DNS rebinding: a page on a foreign origin, or a foreign name resolved to
-  // this address, never gets in.
-  const std::string host = connection->header("Host");
-  if (!host.empty() && !host_allowed(host)) {
-    log("Host " + host + " is not allowed");
-    connection->respond(403, R"({"error":"Forbidden: the Host is not allowed."})");
-    return;
-  }
-  const std::string origin = connection->header("Origin");
-  if (!origin.empty() && !origin_allowed(origin)) {
-    log("Origin " + origin + " is not allowed");
-    connection->respond(403, R"({"error":"Forbidden: the Origin is not allowed."})");
+  // Host and Origin were checked by the server's request guard before the
+  // request reached this route. A CORS preflight from an allowed origin is
+  // answered before authentication: browsers send it without credentials.
+  if (connection->request().method() == http::verb::options && !connection->origin().empty() &&
+      connection->request().find("Access-Control-Request-Method") != connection->request().end()) {
+    connection->respond(204, {}, "application/json",
+                        {{"Access-Control-Allow-Methods", kCorsMethods},
+                         {"Access-Control-Allow-Headers", kCorsHeaders},
+                         {"Access-Control-Max-Age", "600"}});
     return;
   }
   if (!options_.identify) {

@@ -7,9 +7,12 @@
 //          session (Mcp-Session-Id); every other message names it.
 //   GET    the session's server stream (SSE).
 //   DELETE ends the session.
-// Every request passes, in order: Host and Origin validation against DNS
-// rebinding (403), the bearer token when the server has one (401), then
-// the session checks (400 without an id, 404 for an unknown or expired one).
+// Every request passes, in order: the server's request guard (Host and
+// Origin against DNS rebinding, 400/403: src/server/request_guard.hpp), a
+// CORS preflight answered for an allowed Origin (204), the bearer token when
+// the server has one (401), then the session checks (400 without an id, 404
+// for an unknown or expired one). Answers to an allowed Origin carry
+// Access-Control-Allow-Origin.
 // Sessions are bounded in number (503 past it) and end after an idle time.
 #pragma once
 
@@ -27,10 +30,6 @@
 namespace corral::mcp {
 
 struct HttpOptions {
-  // Origins allowed besides http(s)://localhost, 127.0.0.1 and [::1] (any
-  // port), e.g. "https://app.example.com"; their hosts are allowed as Host
-  // too. "*" allows every origin and host.
-  std::vector<std::string> allowed_origins;
   std::size_t max_sessions = 100;
   std::chrono::milliseconds session_idle{900'000};
   std::size_t body_limit = std::size_t{16} << 20;
@@ -66,8 +65,6 @@ class HttpEndpoint : public std::enable_shared_from_this<HttpEndpoint> {
   // The session the request names, or answers (400/404) and returns null.
   std::shared_ptr<Entry> find(const std::shared_ptr<Connection>& connection);
   void sweep(std::chrono::steady_clock::time_point now);
-  bool host_allowed(std::string_view host) const;
-  bool origin_allowed(std::string_view origin) const;
 
   std::shared_ptr<Service> service_;
   HttpOptions options_;

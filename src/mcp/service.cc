@@ -55,13 +55,24 @@ json::object execute_output_schema() {
   return json::object{
       {"type", "object"},
       {"properties",
-       json::object{{"value", json::object{{"description", "What the function returned."}}},
-                    {"truncated", json::object{{"type", "boolean"},
-                                               {"description",
-                                                "True when the result was cut to fit the result "
-                                                "budget."}}}}},
+       json::object{
+           {"value", json::object{{"description", "What the function returned."}}},
+           {"truncated", json::object{{"type", "boolean"},
+                                      {"description",
+                                       "True when the result was cut to fit the result "
+                                       "budget."}}},
+           {"replaced", json::object{{"type", "boolean"},
+                                     {"description",
+                                      "True when console output held bytes that are not UTF-8: "
+                                      "each ill-formed sequence reads U+FFFD."}}}}},
       {"required", json::array{"value"}}};
 }
+
+// The text block that says output bytes were replaced (core/utf8.hpp).
+constexpr const char* kReplacedNote =
+    "[the output held bytes that are not UTF-8: each ill-formed sequence reads U+FFFD]";
+
+bool replaced(const Execution& e) { return e.stdout_replaced() || e.stderr_replaced(); }
 
 json::object failure_json(const Failure& failure) {
   json::object o{{"code", to_string(failure.code)},
@@ -140,7 +151,23 @@ void Tasks::spawn(std::function<void()> fn) {
     ++active_;
   }
   std::thread([this, fn = std::move(fn)] {
-    fn();
+    auto escaped = [this](const std::string& message) noexcept {
+      try {
+        if (escaped_) {
+          escaped_(message);
+        } else {
+          std::fprintf(stderr, "corral mcp: %s\n", message.c_str());
+        }
+      } catch (...) {  // a logger that throws: nothing left to tell
+      }
+    };
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      escaped(std::string("a task ended in an exception: ") + e.what());
+    } catch (...) {
+      escaped("a task ended in an exception that is not a std::exception");
+    }
     std::lock_guard lock(mutex_);
     --active_;
     idle_.notify_all();
@@ -188,8 +215,13 @@ void Service::Impl::tick_loop() {
       return false;
     });
     lock.unlock();
-    for (auto& [context, seconds] : due)
-      context->progress(fmt::format("still running after {:.0f} s", seconds));
+    for (auto& [context, seconds] : due) {
+      try {  // the ticker's thread: a failed notification costs that notification
+        context->progress(fmt::format("still running after {:.0f} s", seconds));
+      } catch (const std::exception& e) {
+        log(LogLevel::error, std::string("a progress notification failed: ") + e.what());
+      }
+    }
     due.clear();
     lock.lock();
   }
@@ -417,6 +449,17 @@ void Service::Impl::shutdown() {
 
 void Service::Impl::call(const Tool& tool, const json::object& arguments,
                          std::shared_ptr<CallContext> context, ResultDone done) {
+  try {
+    start_call(tool, arguments, std::move(context), done);
+  } catch (const std::exception& e) {
+    log(LogLevel::error, fmt::format("tools/call {}: internal error: {}", tool.name, e.what()));
+    deliver(
+        done, [this] { return internal_result(); }, tool.name);
+  }
+}
+
+void Service::Impl::start_call(const Tool& tool, const json::object& arguments,
+                               std::shared_ptr<CallContext> context, ResultDone done) {
   if (shut_down_.load()) {
     done(command_result(std::nullopt, Failure{FailureCode::unavailable,
                                               "The MCP service is shutting down.", nullptr}));
@@ -520,22 +563,28 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
   }
   context->log(LogLevel::debug, fmt::format("execute: run {} starts ({} ms)", id, timeout.count()));
   const auto started = std::chrono::steady_clock::now();
-  const pool::Ticket ticket = pool_.submit(
-      std::move(request), [this, id, state, context, done, started](pool::Outcome outcome) {
-        state->settle();
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-                .count();
-        context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
-                     fmt::format("execute: run {} {} in {:.0f} ms", id,
-                                 outcome.ok() ? std::string("succeeded")
-                                              : std::string(to_string(outcome.failure->code)),
-                                 ms));
-        done(execution_result(outcome));
-        std::lock_guard lock(runs_mutex_);
-        runs_.erase(id);
-        runs_done_.notify_all();
-      });
+  const pool::Ticket ticket = pool_.submit(std::move(request), [this, id, state, context, done,
+                                                                started](pool::Outcome outcome) {
+    // The pool's thread: deliver() keeps every exception here.
+    deliver(
+        done,
+        [&] {
+          state->settle();
+          const double ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count();
+          context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
+                       fmt::format("execute: run {} {} in {:.0f} ms", id,
+                                   outcome.ok() ? std::string("succeeded")
+                                                : std::string(to_string(outcome.failure->code)),
+                                   ms));
+          return execution_result(outcome);
+        },
+        fmt::format("execute: run {}", id));
+    std::lock_guard lock(runs_mutex_);
+    runs_.erase(id);
+    runs_done_.notify_all();
+  });
   {
     std::lock_guard lock(runs_mutex_);
     if (auto it = runs_.find(id); it != runs_.end()) it->second = ticket;
@@ -609,17 +658,22 @@ void Service::Impl::dispatch(const std::string& path, std::string args_json,
   auto answered = std::make_shared<std::atomic<bool>>(false);
   std::function<void()> stop = callable->upstream->call_tool(
       callable->upstream_tool, std::move(input), options_.max_timeout,
-      [answer, answered](std::optional<json::object> result, std::string error) {
+      [this, answer, answered](std::optional<json::object> result, std::string error) {
         answered->store(true);
         if (!result) {
           answer.reject(error);
           return;
         }
-        std::string failure;
-        if (auto value = upstream_value(*result, failure)) {
-          answer.resolve(std::move(*value));
-        } else {
-          answer.reject(failure);
+        try {  // the upstream's reader thread: nothing may leave it
+          std::string failure;
+          if (auto value = upstream_value(*result, failure)) {
+            answer.resolve(std::move(*value));
+          } else {
+            answer.reject(failure);
+          }
+        } catch (const std::exception& e) {
+          log(LogLevel::error, std::string("an upstream answer: internal error: ") + e.what());
+          answer.reject("internal: corral could not pass on the upstream tool's answer");
         }
       });
   if (!scope->track([stop, answered] {
@@ -635,24 +689,29 @@ void Service::Impl::run_command(const std::string& name, const json::object& inp
   process::CancelSource cancel;
   const std::uint64_t cancel_id = context->on_cancel([cancel]() mutable { cancel.cancel(); });
   context->progress("running " + name);
-  tasks_.spawn(
-      [this, binding, name, input = json::serialize(input), cancel, context, cancel_id, done] {
-        process::RunOptions run;
-        run.cancel = cancel;
-        std::optional<Execution> execution;
-        std::optional<Failure> failure;
-        try {
-          execution = binding->call(name, input, run);
-        } catch (const Error& e) {
-          failure = e.to_failure();
-        } catch (const std::exception& e) {
-          failure = Failure{FailureCode::internal, e.what(), nullptr};
-        }
-        context->forget(cancel_id);
-        context->log(failure ? LogLevel::warn : LogLevel::info,
-                     name + (failure ? ": " + std::string(to_string(failure->code)) : ": ok"));
-        done(command_result(execution, failure));
-      });
+  tasks_.spawn([this, binding, name, input = json::serialize(input), cancel, context, cancel_id,
+                done] {
+    process::RunOptions run;
+    run.cancel = cancel;
+    std::optional<Execution> execution;
+    std::optional<Failure> failure;
+    try {
+      execution = binding->call(name, input, run);
+    } catch (const Error& e) {
+      failure = e.to_failure();
+    } catch (const std::exception& e) {
+      failure = Failure{FailureCode::internal, e.what(), nullptr};
+    }
+    deliver(
+        done,
+        [&] {
+          context->forget(cancel_id);
+          context->log(failure ? LogLevel::warn : LogLevel::info,
+                       name + (failure ? ": " + std::string(to_string(failure->code)) : ": ok"));
+          return command_result(execution, failure);
+        },
+        name);
+  });
 }
 
 void Service::Impl::search_tools(const json::object& arguments, ResultDone done) const {
@@ -722,6 +781,36 @@ void Service::Impl::tool_details(const json::object& arguments, ResultDone done)
   done(std::move(result));
 }
 
+void Service::Impl::deliver(const ResultDone& done, const std::function<json::object()>& make,
+                            std::string_view what) const noexcept {
+  try {
+    json::object result;
+    try {
+      result = make();
+    } catch (const std::exception& e) {
+      log(LogLevel::error, fmt::format("{}: internal error: {}", what, e.what()));
+      result = internal_result();
+    } catch (...) {
+      log(LogLevel::error, fmt::format("{}: internal error (not a std::exception)", what));
+      result = internal_result();
+    }
+    done(std::move(result));
+  } catch (const std::exception& e) {
+    log(LogLevel::error, fmt::format("{}: the answer could not be sent: {}", what, e.what()));
+  } catch (...) {
+    log(LogLevel::error, fmt::format("{}: the answer could not be sent", what));
+  }
+}
+
+json::object Service::Impl::internal_result() const {
+  const Failure failure{FailureCode::internal,
+                        "corral hit an internal error while answering this call; the details "
+                        "are in its log. The session goes on.",
+                        nullptr};
+  return json::object{{"content", json::array{text_block(json::serialize(failure_json(failure)))}},
+                      {"isError", true}};
+}
+
 json::object Service::Impl::execution_result(const pool::Outcome& outcome) const {
   const std::size_t budget = options_.result_budget;
   json::array content;
@@ -735,6 +824,7 @@ json::object Service::Impl::execution_result(const pool::Outcome& outcome) const
         content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), budget / 2, cut)));
       if (!e.stderr_text().empty())
         content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), budget / 2, cut)));
+      if (replaced(e)) content.push_back(text_block(kReplacedNote));
     }
     if (cut)
       content.push_back(text_block(
@@ -759,6 +849,10 @@ json::object Service::Impl::execution_result(const pool::Outcome& outcome) const
   if (e.stdout_truncated() || e.stderr_truncated())
     content.push_back(text_block("[console output past the run's output cap was dropped]"));
   json::object structured{{"value", value}};
+  if (replaced(e)) {
+    structured["replaced"] = true;
+    content.push_back(text_block(kReplacedNote));
+  }
   if (cut) {
     structured["truncated"] = true;
     content.push_back(text_block(fmt::format(
@@ -784,10 +878,13 @@ json::object Service::Impl::command_result(const std::optional<Execution>& execu
     if (failure->execution) {
       Cut view = cut_to_budget(parse_or_null(bind::output_view(*failure->execution)), budget);
       content.push_back(text_block(json::serialize(view.value)));
+      if (replaced(*failure->execution)) content.push_back(text_block(kReplacedNote));
     }
     return json::object{{"content", std::move(content)}, {"isError", true}};
   }
   Cut view = cut_to_budget(parse_or_null(bind::output_view(*execution)), budget);
+  if (!view.value.is_object())  // output_view always writes an object; a bug otherwise
+    throw std::logic_error("the command's output view did not read back as an object");
   json::array content;
   json::object& v = view.value.as_object();
   if (view.cut) v["truncated"] = true;
@@ -798,6 +895,7 @@ json::object Service::Impl::command_result(const std::optional<Execution>& execu
                                    : std::string("(no output; exit code 0)")));
   if (err && err->is_string() && !err->get_string().empty())
     content.push_back(text_block("stderr:\n" + std::string(err->get_string())));
+  if (replaced(*execution)) content.push_back(text_block(kReplacedNote));
   return json::object{{"content", std::move(content)},
                       {"structuredContent", std::move(view.value)}};
 }

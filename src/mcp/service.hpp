@@ -63,14 +63,20 @@ struct Callable {
 };
 
 // Tasks: threads for blocking work (a bound command runs on the caller's
-// thread); the destructor waits for every one.
+// thread); the destructor waits for every one. A task is a thread boundary:
+// an exception that leaves `fn` is given to `escaped` (a log line; stderr when
+// none is given), never to std::terminate; the task itself answers its call before anything can
+// throw (Service::Impl::deliver), so this is the last net, not the answer.
 class Tasks {
  public:
+  explicit Tasks(std::function<void(const std::string&)> escaped = {})
+      : escaped_(std::move(escaped)) {}
   ~Tasks();
   void spawn(std::function<void()> fn);
   void wait_idle();
 
  private:
+  std::function<void(const std::string&)> escaped_;
   std::mutex mutex_;
   std::condition_variable idle_;
   std::size_t active_ = 0;
@@ -105,11 +111,14 @@ class Service::Impl {
   void log(LogLevel level, const std::string& message) const;
 
   // Runs tool `name` (which find_tool() knows) with `arguments`; `done` gets
-  // the CallToolResult exactly once, on some thread.
+  // the CallToolResult exactly once, on some thread (an `internal` failure if
+  // anything on the way threw).
   void call(const Tool& tool, const json::object& arguments, std::shared_ptr<CallContext> context,
             ResultDone done);
 
  private:
+  void start_call(const Tool& tool, const json::object& arguments,
+                  std::shared_ptr<CallContext> context, ResultDone done);
   void bind_manifests();
   void connect_upstreams();
   void build_catalogue();
@@ -123,6 +132,14 @@ class Service::Impl {
   // A guest's `codemode.<path>(input)`.
   void dispatch(const std::string& path, std::string args_json, pool::ToolAnswer answer,
                 const std::shared_ptr<RunScope>& scope);
+
+  // Hands `done` what `make` builds, once. At every thread boundary of a call
+  // (a task, the pool's completion, an upstream's answer): an exception from
+  // `make` becomes an `internal` failure for this call and a log line naming
+  // `what`; one from `done` (the session's writer) a log line. Never throws.
+  void deliver(const ResultDone& done, const std::function<json::object()>& make,
+               std::string_view what) const noexcept;
+  json::object internal_result() const;
 
   json::object execution_result(const pool::Outcome& outcome) const;
   json::object command_result(const std::optional<Execution>& execution,
@@ -147,7 +164,7 @@ class Service::Impl {
   std::condition_variable runs_done_;
   std::map<std::uint64_t, pool::Ticket> runs_;
   std::uint64_t next_run_ = 0;
-  Tasks tasks_;
+  Tasks tasks_{[this](const std::string& message) { log(LogLevel::error, message); }};
   // Progress for long calls: one thread ticks every progress_interval.
   void tick_loop();
   std::mutex tick_mutex_;

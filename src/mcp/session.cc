@@ -241,7 +241,16 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
                                  "Invalid Request: \"id\" must be a string or an integer."));
     return;
   }
-  request(*id, std::string(method->get_string()), params, stream);
+  // The session's thread boundary: a request that throws gets a JSON-RPC
+  // internal error and a log line, and the session reads the next message.
+  try {
+    request(*id, std::string(method->get_string()), params, stream);
+  } catch (const std::exception& e) {
+    service_->impl().log(LogLevel::error, "request " + json::serialize(*id) + " (" +
+                                              std::string(method->get_string()) +
+                                              "): internal error: " + e.what());
+    stream->finish(error_message(*id, kInternalError, "Internal error: see corral's log."));
+  }
 }
 
 void Session::notification(const std::string& method, const json::value* params) {

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/utf8.hpp"
 #include "mcp/service.hpp"
 
 extern char** environ;
@@ -42,6 +43,14 @@ json::object initialize_params() {
   return json::object{{"protocolVersion", kClientRevision},
                       {"capabilities", json::object{}},
                       {"clientInfo", json::object{{"name", "corral"}, {"version", "0.1.0"}}}};
+}
+
+// An upstream's message as JSON. Bytes that are not UTF-8 become U+FFFD first
+// (core/utf8.hpp), so that one bad byte costs a character, not the answer;
+// `replaced` says whether any did.
+json::value parse_upstream(std::string text, boost::system::error_code& ec, bool& replaced) {
+  replaced = core::replace_invalid_utf8(text);
+  return json::parse(text, ec);
 }
 
 std::string error_text(const json::object& message) {
@@ -235,7 +244,12 @@ class StdioUpstream : public UpstreamClient {
       buffer.append(chunk, static_cast<std::size_t>(n));
       std::size_t newline;
       while ((newline = buffer.find('\n')) != std::string::npos) {
-        on_line(buffer.substr(0, newline));
+        try {  // the reader's thread: one bad message costs that message
+          on_line(buffer.substr(0, newline));
+        } catch (const std::exception& e) {
+          if (logger_)
+            logger_(LogLevel::error, "upstream " + name_ + ": a message failed: " + e.what());
+        }
         buffer.erase(0, newline + 1);
       }
     }
@@ -244,7 +258,11 @@ class StdioUpstream : public UpstreamClient {
 
   void on_line(const std::string& line) {
     boost::system::error_code ec;
-    json::value v = json::parse(line, ec);
+    bool replaced = false;
+    json::value v = parse_upstream(line, ec, replaced);
+    if (replaced && logger_)
+      logger_(LogLevel::warn,
+              "upstream " + name_ + " wrote bytes that are not UTF-8; they read as U+FFFD");
     if (ec || !v.is_object()) {
       if (logger_ && line.find_first_not_of(" \r\t") != std::string::npos)
         logger_(LogLevel::debug, "upstream " + name_ + " wrote a line that is not JSON-RPC");
@@ -361,7 +379,8 @@ class HttpUpstream : public UpstreamClient {
       std::string line, data;
       auto take = [&]() -> std::optional<json::value> {
         boost::system::error_code ec;
-        json::value v = json::parse(data, ec);
+        bool replaced = false;
+        json::value v = parse_upstream(std::move(data), ec, replaced);
         data.clear();
         if (!ec && v.is_object() && id && v.get_object().if_contains("id") &&
             v.get_object().at("id") == *id && !v.get_object().contains("method"))
@@ -383,7 +402,12 @@ class HttpUpstream : public UpstreamClient {
         if (auto v = take()) return *v;
       throw std::runtime_error("the event stream ended without a response");
     }
-    return json::parse(res.body());
+    boost::system::error_code ec;
+    bool replaced = false;
+    json::value v = parse_upstream(std::move(res.body()), ec, replaced);
+    if (ec)
+      throw std::runtime_error("the upstream answered JSON that does not parse: " + ec.message());
+    return v;
   }
 
   json::object request_sync(const std::string& method, json::object params,

@@ -28,6 +28,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/utf8.hpp"
 #include "corral/pool.hpp"
 #include "pool/frames.hpp"
 #include "pool/worker.hpp"
@@ -875,6 +876,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
             } else if (worker->stderr_line.size() < kMaxStderrLine) {
               worker->stderr_line.push_back(c);
             } else if (worker->stderr_line.size() == kMaxStderrLine) {
+              // Cut between characters (core/utf8.hpp), then mark the cut.
+              worker->stderr_line.resize(core::utf8_complete(worker->stderr_line));
               worker->stderr_line += " [cut]";
             }
           }
@@ -894,6 +897,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       line =
           "further stderr dropped (past worker_stderr_limit, " + std::to_string(limit) + " bytes)";
     }
+    core::replace_invalid_utf8(line);  // a worker is untrusted: its text becomes UTF-8 here
     if (options_.worker_stderr) {
       try {
         options_.worker_stderr(worker.number, worker.pid, line);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/utf8.hpp"
+
 namespace corral::process {
 
 namespace {
@@ -39,6 +41,26 @@ OutputCapture::ReadResult OutputCapture::read_from(int fd, Stream stream) {
     if (keep < got) truncated = true;
   }
   return ReadResult::again;
+}
+
+void OutputCapture::finish() {
+  // A truncated stream kept nothing after its cut (retained text only grows
+  // and the budget stays full), so a character split at its end was split by
+  // the budget, not by the command: it is dropped, not replaced.
+  if (stdout_truncated) stdout_text.resize(core::utf8_complete(stdout_text));
+  if (stderr_truncated) stderr_text.resize(core::utf8_complete(stderr_text));
+  stdout_replaced = core::replace_invalid_utf8(stdout_text);
+  stderr_replaced = core::replace_invalid_utf8(stderr_text);
+  auto cut = [](std::string& text, std::uint64_t keep, bool& truncated) {
+    if (text.size() <= keep) return;
+    text.resize(core::utf8_cut(text, static_cast<std::size_t>(keep)));
+    truncated = true;
+  };
+  if (retained() > budget_) {
+    cut(stderr_text, budget_ - std::min<std::uint64_t>(budget_, stdout_text.size()),
+        stderr_truncated);
+    cut(stdout_text, budget_, stdout_truncated);
+  }
 }
 
 OutputCapture::ReadResult OutputCapture::discard(int fd, Stream stream) {

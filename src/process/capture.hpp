@@ -1,5 +1,8 @@
 // src/process/capture.hpp: retained output of one run, bounded across both
 // streams; what does not fit is read and dropped so the child never blocks.
+// finish() applies core/utf8.hpp's policy: the text is valid UTF-8, bytes that
+// were not are U+FFFD (and the stream is marked replaced), and the budget
+// cuts only between characters.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +24,17 @@ class OutputCapture {
   // once the write side is closed and drained.
   ReadResult read_from(int fd, Stream stream);
 
+  // Once both streams ended: replaces what is not UTF-8 (setting
+  // *_replaced) and, if that grew the text past the budget, cuts it again
+  // between characters (stderr first, then stdout).
+  void finish();
+
   std::string stdout_text;
   std::string stderr_text;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
+  bool stdout_replaced = false;
+  bool stderr_replaced = false;
   // Every byte read, kept or not.
   std::uint64_t total_bytes = 0;
 

@@ -288,12 +288,15 @@ class Supervisor::Impl {
     input.on_cleanup = [&] { set_slot(slot, SlotState::cleaning_up, nullptr); };
     OutputCapture capture(options_.output_budget);
     RunLoopResult result = drive_run(input, capture);
+    capture.finish();
 
     ExecutionData data;
     data.stdout_text = std::move(capture.stdout_text);
     data.stderr_text = std::move(capture.stderr_text);
     data.stdout_truncated = capture.stdout_truncated;
     data.stderr_truncated = capture.stderr_truncated;
+    data.stdout_replaced = capture.stdout_replaced;
+    data.stderr_replaced = capture.stderr_replaced;
     data.usage.output_bytes = capture.total_bytes;
     data.usage.wall_time = seconds_between(started, Clock::now());
     data.usage.cpu_time = unit->cpu_seconds();

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/utf8.hpp"
+
 namespace corral::sandbox {
 
 // CappedOutput keeps at most `limit` bytes. A write that crosses the cap is
@@ -50,8 +52,7 @@ inline void CappedOutput::write(std::string_view bytes) {
   }
   std::size_t room = static_cast<std::size_t>(*limit_ - text_.size());
   // Back off to a character boundary: never keep half a UTF-8 sequence.
-  while (room > 0 && (static_cast<unsigned char>(bytes[room]) & 0xC0) == 0x80) --room;
-  text_.append(bytes.substr(0, room));
+  text_.append(bytes.substr(0, core::utf8_cut(bytes, room)));
   truncated_ = true;
 }
 

@@ -300,7 +300,9 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
         }
       }
       if (!ec) socket.set_option(asio::ip::tcp::no_delay(true), ec);
-      host_header = target.host + ":" + target.port;
+      // An IPv6 literal keeps its brackets in Host (RFC 3986 authority).
+      const bool v6 = target.host.find(':') != std::string::npos;
+      host_header = (v6 ? "[" + target.host + "]" : target.host) + ":" + target.port;
     }
     if (ec) {
       fail(FailureCode::unavailable, fmt::format("Cannot reach {}: {}", url_, ec.message()));

@@ -28,6 +28,9 @@ class HttpConnection {
   beast::flat_buffer buffer;  // bytes read past the request
   beast::http::request<beast::http::string_body> request;
   std::string remote_address;  // as in Handshake
+  // The request's Origin when it carried one the guard allowed, else empty
+  // (a route answering browsers echoes it in Access-Control-Allow-Origin).
+  std::string origin;
 };
 
 }  // namespace corral::server

@@ -105,6 +105,15 @@ void HttpSession::on_read(beast::error_code ec, std::size_t) {
 void HttpSession::handle_request() {
   const std::string_view target = request_.target();
   const std::string_view path = target.substr(0, target.find('?'));
+  // Host and Origin first, for every request (src/server/request_guard.hpp).
+  GuardVerdict verdict = state_->guard->check(request_);
+  if (!verdict.allowed()) {
+    state_->log(LogLevel::warn,
+                fmt::format("refused a request from {}: {}", remote_address_, verdict.reason));
+    if (beast::websocket::is_upgrade(request_)) state_->metrics.connection_rejected();
+    respond(static_cast<http::status>(verdict.status), verdict.body(), "application/json");
+    return;
+  }
   if (beast::websocket::is_upgrade(request_)) {
     if (path == "/") {
       handle_upgrade();
@@ -120,8 +129,10 @@ void HttpSession::handle_request() {
       return;
     }
     upgraded_ = true;  // the connection is the route's now
-    route.handler(std::make_unique<HttpConnection>(std::move(stream_), std::move(buffer_),
-                                                   std::move(request_), remote_address_));
+    auto connection = std::make_unique<HttpConnection>(std::move(stream_), std::move(buffer_),
+                                                       std::move(request_), remote_address_);
+    connection->origin = std::move(verdict.origin);
+    route.handler(std::move(connection));
     end();
     return;
   }
@@ -156,8 +167,11 @@ void HttpSession::respond(http::status status, std::string body, std::string con
       status, request_.version() ? request_.version() : 11);
   response->set(http::field::server, "corral");
   response->set(http::field::content_type, content_type);
-  const bool keep_alive =
-      request_.keep_alive() && !shutting_down_ && status != http::status::payload_too_large;
+  // A refused request (too large, or turned away by the guard) ends its
+  // connection.
+  const bool keep_alive = request_.keep_alive() && !shutting_down_ &&
+                          status != http::status::payload_too_large &&
+                          status != http::status::bad_request && status != http::status::forbidden;
   response->keep_alive(keep_alive);
   response->body() = std::move(body);
   response->prepare_payload();

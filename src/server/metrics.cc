@@ -57,7 +57,7 @@ std::string Metrics::render(const pool::Stats& stats) const {
   family(out, "corral_connections_total", "counter", "Executor WebSocket connections opened.");
   line("corral_connections_total", connections_total_.load());
   family(out, "corral_connection_rejections_total", "counter",
-         "Upgrades the identity hook refused (403).");
+         "Upgrades the request guard (400, 403) or the identity hook (403) refused.");
   line("corral_connection_rejections_total", rejections_.load());
 
   family(out, "corral_executions_total", "counter",

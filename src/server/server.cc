@@ -104,6 +104,11 @@ void validate(const Options& options) {
   if (options.metrics && !options.metrics->render) {
     throw std::invalid_argument("metrics.render is empty (use own_metrics())");
   }
+  try {
+    validate(GuardPolicy{options.allowed_origins, options.allowed_hosts});
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("allowed_origins or allowed_hosts: {}", e.what()));
+  }
   sandbox::Options limits = options.run_limits;
   limits.timeout = std::chrono::seconds(1);
   sandbox::validate(limits);
@@ -180,6 +185,11 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
       throw os_error(ec, "cannot listen on " + where);
     }
     bound_ = acceptor_.local_endpoint();
+    // Before any session exists; read-only afterwards.
+    state_->guard.emplace(GuardPolicy{options_.allowed_origins, options_.allowed_hosts},
+                          RequestGuard::scope_of(options_.socket_path.empty()
+                                                     ? endpoint_address(bound_, nullptr, nullptr)
+                                                     : std::string()));
     listened_ = true;
     guard_.emplace(ioc_.get_executor());
     for (std::size_t i = 0; i < options_.io_threads; ++i) {

@@ -9,12 +9,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "corral/pool.hpp"
 #include "corral/server.hpp"
 #include "server/metrics.hpp"
+#include "server/request_guard.hpp"
 
 namespace corral::server {
 
@@ -46,6 +48,8 @@ class ServerState {
   const Options& options;
   pool::WorkerPool& pool;
   Metrics metrics;
+  // Set by listen() (it needs the bound address), before any session.
+  std::optional<RequestGuard> guard;
 
   std::atomic<bool> accepting{true};
   std::atomic<bool> draining{false};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/json.hpp"
+#include "core/utf8.hpp"
 #include "corral/process.hpp"
 
 namespace corral::bind {
@@ -47,6 +48,26 @@ TEST(CorralCli, CallPrintsTheOutputView) {
   auto view = json::parse(r.out);
   EXPECT_EQ(view.at("exitCode"), 0);
   EXPECT_EQ(view.at("stdout").as_string().rfind("git version", 0), 0u);
+}
+
+TEST(CorralCli, CallPrintsOutputThatIsNotUtf8AsReplacementCharacters) {
+  const std::string manifest = CORRAL_SOURCE_DIR "/tests/mcp/fixtures/not_utf8.yaml";
+  Ran r = corral({"call", "--manifest", manifest, "bytes_bad_byte", "{}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(core::is_valid_utf8(r.out)) << r.out;
+  auto view = json::parse(r.out);
+  EXPECT_EQ(view.at("stdout").as_string(), "a\uFFFDb");
+  EXPECT_EQ(view.at("stderr").as_string(), "\uFFFD");
+  EXPECT_EQ(view.at("replaced"), true);
+
+  // The 10-byte budget ends inside a euro sign: the cut falls before it.
+  Ran cut = corral({"call", "--manifest", manifest, "bytes_cut_char", "{}"});
+  ASSERT_EQ(cut.exit_code, 0) << cut.err;
+  EXPECT_TRUE(core::is_valid_utf8(cut.out)) << cut.out;
+  auto cut_view = json::parse(cut.out);
+  EXPECT_EQ(cut_view.at("stdout").as_string(), "aaaaaaaa");
+  EXPECT_EQ(cut_view.at("truncated"), true);
+  EXPECT_FALSE(cut_view.as_object().contains("replaced"));
 }
 
 TEST(CorralCli, FailuresExitOneWithTheCode) {

@@ -77,7 +77,9 @@ TEST(JsonWriter, IntegersAsIntegers) {
 
 TEST(JsonWriter, StringsAndStructureAsBoostWritesThem) {
   std::string every_byte;
-  for (int c = 1; c < 256; ++c) every_byte += static_cast<char>(c);
+  // Every ASCII byte: from 0x80 up Boost writes bytes as they are and corral's
+  // writer makes them UTF-8 first (Utf8Replace and JsonWriter.NeverWritesInvalidUtf8).
+  for (int c = 1; c < 128; ++c) every_byte += static_cast<char>(c);
   json::object o;
   o["every byte"] = every_byte;
   o["quote \" and \\ in a key"] = "é, 日本, 🙂";
@@ -100,8 +102,7 @@ TEST(JsonWriter, StringsAndStructureAsBoostWritesThem) {
   EXPECT_EQ(json::serialize(json::string_view("a\nb")), "\"a\\nb\"");
   EXPECT_EQ(json::serialize(json::array{}), "[]");
   EXPECT_EQ(json::serialize(json::object{}), "{}");
-  // Valid UTF-8 reads back (Boost's parser refuses the invalid bytes above).
-  o.erase("every byte");
+  // It reads back.
   EXPECT_EQ(json::parse(json::serialize(o)), json::value(o));
 }
 

@@ -441,6 +441,22 @@ TEST(AdminListener, AHandlerThatThrowsAnswersJson500WithoutDetails) {
   EXPECT_NE(logged.find("secret internal detail"), std::string::npos) << "the log has the detail";
 }
 
+TEST(AdminListener, AnIpv6AdminHostIsReachedWithABracketedHost) {
+  corral::daemon::AdminListener listener(
+      "::1", 0,
+      [](std::string_view, std::string_view) -> corral::daemon::AdminResponse {
+        return {200, "{}"};
+      },
+      nullptr);
+  try {
+    listener.listen();
+  } catch (const std::system_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  EXPECT_EQ(admin_request("::1", listener.port(), "GET", "/__status__").status, 200);
+  listener.close();
+}
+
 TEST(Check, RunsTheWholePathToFortyTwo) {
   Process p({kCorral, "check"});
   EXPECT_EQ(p.wait(60s), 0) << p.stderr_text();
@@ -496,6 +512,82 @@ TEST(Admin, StatusConfigAndUnknownRoutes) {
   EXPECT_EQ(d.admin("POST", "/__status__").status, 405);
   // The admin listener is not the executor: probes are not served there.
   EXPECT_EQ(d.admin("GET", "/healthz").status, 404);
+}
+
+// One raw HTTP exchange on a fresh loopback connection: `head` (request
+// line and header lines) goes out as written; returns the status and the
+// whole answer. An accepted upgrade is read up to its blank line.
+std::pair<int, std::string> raw_http(std::uint16_t port, const std::string& head) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  timeval tv{20, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  const std::string out = head + "\r\n";
+  EXPECT_EQ(::write(fd, out.data(), out.size()), static_cast<ssize_t>(out.size()));
+  std::string text;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) {
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.rfind("HTTP/1.1 101", 0) == 0 && text.find("\r\n\r\n") != std::string::npos) break;
+  }
+  ::close(fd);
+  return {text.size() > 12 ? std::stoi(text.substr(9, 3)) : 0, text};
+}
+
+TEST(Admin, ARebindingPageCannotTakeTheReplicaOutOfService) {
+  Daemon d({"--allowed-origins", "https://console.example"});
+  const std::string admin = std::to_string(d.admin_port);
+  struct Case {
+    std::string head;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {"PUT /__maintenance__ HTTP/1.1\r\nHost: attacker.example:" + admin + "\r\n", 403},
+      {"PUT /__maintenance__ HTTP/1.1\r\nHost: 127.0.0.1.attacker.example\r\n", 403},
+      {"PUT /__maintenance__ HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://attacker.example\r\n",
+       403},
+      {"PUT /__maintenance__ HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: null\r\n", 403},
+      {"PUT /__maintenance__ HTTP/1.1\r\nHost: 127.1\r\n", 400},
+      {"PUT /__maintenance__ HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n", 400},
+      {"PUT /__maintenance__ HTTP/1.1\r\n", 400},
+      {"GET /__config__ HTTP/1.1\r\nHost: attacker.example\r\n", 403},
+  };
+  for (const Case& c : cases) {
+    const auto [status, text] = raw_http(d.admin_port, c.head);
+    EXPECT_EQ(status, c.status) << c.head << "\n" << text;
+    EXPECT_NE(text.find(R"({"error":")"), std::string::npos) << text;
+    // Still in service: accepting, ready, healthy, running code.
+    const auto state = boost::json::parse(d.admin("GET", "/__status__").body).as_object();
+    EXPECT_TRUE(state.at("accepting").as_bool()) << c.head;
+    EXPECT_EQ(d.get("/readyz").status, 200) << c.head;
+    EXPECT_EQ(d.get("/healthz").status, 200);
+    auto client = corral::client::Client::connect(d.url());
+    auto outcome = client->execute(request("async () => 6 * 7"));
+    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+    EXPECT_EQ(outcome.execution->value(), "42");
+  }
+  // The same setting guards the executor: a foreign page's upgrade is
+  // refused, the allowed origin's and a non-browser client's are not.
+  const std::string upgrade =
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+      "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+  EXPECT_EQ(raw_http(d.port, upgrade + "Origin: https://attacker.example\r\n").first, 403);
+  EXPECT_EQ(raw_http(d.port, upgrade + "Origin: https://console.example\r\n").first, 101);
+  EXPECT_EQ(raw_http(d.port, upgrade).first, 101);
+  // An operator's console on the allowed origin may switch maintenance.
+  EXPECT_EQ(raw_http(d.admin_port,
+                     "PUT /__maintenance__ HTTP/1.1\r\nHost: localhost\r\n"
+                     "Origin: https://console.example\r\n")
+                .first,
+            200);
+  EXPECT_EQ(d.get("/readyz").status, 503);
+  EXPECT_EQ(d.admin("DELETE", "/__maintenance__").status, 200);
+  EXPECT_EQ(d.get("/readyz").status, 200);
 }
 
 TEST(Admin, StatusSummarisesForPeopleAndPrintsTheJsonOnRequest) {

@@ -162,6 +162,27 @@ TEST(Settings, BooleansAreSwitchesAndTakeValues) {
   EXPECT_EQ(metrics({"--no-metrics=true"}), false);
 }
 
+TEST(Settings, OneOriginAndHostAllowListForEveryListener) {
+  Parsed p = parse({"--allowed-origins", "https://app.example, http://10.0.0.5:3000"},
+                   {{"CORRAL_ALLOWED_HOSTS", "corral.example,api.example:9000"}});
+  ASSERT_TRUE(p.settings) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.settings->allowed_origins,
+            (std::vector<std::string>{"https://app.example", "http://10.0.0.5:3000"}));
+  EXPECT_EQ(p.settings->allowed_hosts,
+            (std::vector<std::string>{"corral.example", "api.example:9000"}));
+  const server::Options options = to_server_options(*p.settings);
+  EXPECT_EQ(options.allowed_origins, p.settings->allowed_origins);
+  EXPECT_EQ(options.allowed_hosts, p.settings->allowed_hosts);
+
+  Parsed bad = parse({"--allowed-origins", "https://app.example/path", "--allowed-hosts", "a@b"});
+  ASSERT_EQ(bad.errors.size(), 2u) << ::testing::PrintToString(bad.errors);
+  EXPECT_EQ(bad.errors[0],
+            "--allowed-origins or CORRAL_ALLOWED_ORIGINS: \"https://app.example/path\" is not an "
+            "origin (scheme://host[:port], no path)");
+  EXPECT_EQ(bad.errors[1],
+            "--allowed-hosts or CORRAL_ALLOWED_HOSTS: \"a@b\" is not a host (host[:port])");
+}
+
 TEST(Settings, HelpShowsEachSettingsType) {
   CLI::App app;
   SettingsParser parser(app);

@@ -196,6 +196,58 @@ test('stdio: malformed JSON-RPC is answered and the server stays up', async () =
   assert.equal(code, 0);
 });
 
+// A bound command printing bytes that are not UTF-8, through the SDK (which
+// checks structuredContent against the tool's outputSchema): the text reads
+// U+FFFD, the result says `replaced`, and the session answers the next call.
+async function checkNotUtf8(client) {
+  const bad = await client.callTool({ name: 'bytes_bad_byte', arguments: {} });
+  assert.equal(bad.isError, undefined);
+  assert.deepEqual(bad.structuredContent,
+    { stdout: 'a\uFFFDb', stderr: '\uFFFD', exitCode: 0, truncated: false, replaced: true });
+  const cut = await client.callTool({ name: 'bytes_cut_char', arguments: {} });
+  assert.deepEqual(cut.structuredContent,
+    { stdout: 'aaaaaaaa', stderr: '', exitCode: 0, truncated: true });
+  const code = await client.callTool({ name: 'execute', arguments: {
+    code: 'async () => (await codemode.bytes_bad_byte({})).stdout' } });
+  assert.equal(code.isError, undefined);
+  assert.equal(code.structuredContent.value, 'a\uFFFDb');
+  assert.deepEqual(await client.ping(), {});
+}
+
+test('stdio and Streamable HTTP: command output that is not UTF-8 is replaced, marked, survived', async () => {
+  const notUtf8 = path.join(root, 'tests/mcp/fixtures/not_utf8.yaml');
+  const transport = new StdioClientTransport({
+    command: corral, args: ['mcp', '--mcp-manifest', notUtf8, '--max-workers', '1'], stderr: 'ignore',
+  });
+  const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    await checkNotUtf8(client);
+  } finally {
+    await client.close();
+  }
+  const child = spawn(corral, ['serve', '--port', '0', '--admin', 'false', '--max-workers', '1',
+    '--mcp-manifest', notUtf8], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    let url;
+    for await (const line of readline.createInterface({ input: child.stdout })) {
+      const match = /executor on ws:\/\/([^/]+)\//.exec(line);
+      if (match) { url = `http://${match[1]}/mcp`; break; }
+    }
+    const { client: remote } = await httpClient(url);
+    try {
+      await checkNotUtf8(remote);
+    } finally {
+      await remote.close();
+    }
+    const health = await fetch(url.replace('/mcp', '/healthz'));
+    assert.equal(health.status, 200);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+});
+
 test('Streamable HTTP: tools, execute, a direct tool, cancellation, session deletion', async () => {
   const server = await serve();
   try {

@@ -208,6 +208,48 @@ test('refusals: 403 from the hook, 503 when not accepting', async () => {
   }
 });
 
+// A page on another site, or on a rebinding name, must not drive a local
+// server; the ws client (no Origin unless told) and allowed pages may.
+test('origins and hosts: foreign ones refused, the server stays healthy', async () => {
+  const server = await startServer(['--allowed-origins', 'https://app.example']);
+  const healthy = async () => {
+    const started = performance.now();
+    assert.equal((await fetch(`${server.http}/healthz`)).status, 200);
+    assert.ok(performance.now() - started < 100, '/healthz answered within 100 ms');
+    const c = await connect(server.url);
+    assert.equal((await c.execute({ code: '6 * 7' })).execution.value, 42);
+    c.ws.close();
+  };
+  try {
+    for (const headers of [
+      { Origin: 'https://evil.example' },
+      { Origin: 'null' },
+      { Origin: 'https://app.example:8443' },
+      { Origin: 'https://app.example/page' },
+      { Host: '127.0.0.1.attacker.example' },
+      { Host: `attacker.example:${server.port}` },
+    ]) {
+      assert.equal(await refusedStatus(server.url, headers), 403, JSON.stringify(headers));
+      await healthy();
+    }
+    assert.equal(await refusedStatus(server.url, { Host: '127.1' }), 400);
+    await healthy();
+    const refused = await fetch(`${server.http}/healthz`, {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example' },
+    });
+    assert.equal(refused.status, 403);
+    assert.match(await refused.text(), /the Origin https:\/\/evil\.example is not allowed/);
+    for (const headers of [{}, { Origin: 'https://app.example' }, { Origin: 'http://localhost:3000' }]) {
+      const admitted = await connect(server.url, { headers });
+      assert.equal((await admitted.execute({ code: '1 + 1' })).execution.value, 2);
+      admitted.ws.close();
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
 test('probes over fetch: verbs, query strings, no metrics without a source', async () => {
   const server = await startServer();
   try {

@@ -26,9 +26,11 @@ struct Reply {
 
 class McpHttp {
  public:
-  explicit McpHttp(HttpOptions http_options = {}, Options options = {}) {
+  explicit McpHttp(HttpOptions http_options = {}, Options options = {},
+                   std::vector<std::string> allowed_origins = {}) {
     server::Options so;
     so.port = 0;
+    so.allowed_origins = std::move(allowed_origins);
     so.pool = test_pool_options();
     so.routes.push_back(HttpEndpoint::route([this] { return endpoint_; }, 1 << 20));
     server_ = std::make_unique<server::Server>(std::move(so));
@@ -152,12 +154,59 @@ TEST(McpHttp, ForeignOriginsAndHostsAreRefused) {
   EXPECT_EQ(h.post(init, {{"Host", "localhost:1234"}}).status, 200);
   EXPECT_EQ(h.post(init, {{"Origin", "http://[::1]:3000"}}).status, 200);
 
-  HttpOptions allowed;
-  allowed.allowed_origins = {"https://app.example"};
-  McpHttp g(allowed);
+  // The hosts that once passed a prefix check, and other near misses:
+  // refused before any session opens.
+  EXPECT_EQ(h.endpoint().sessions(), 3u);
+  for (const char* host : {"127.0.0.1.attacker.example", "127.0.0.1.attacker.example:80",
+                           "localhost.attacker.example", "attacker.localhost"}) {
+    Reply refused = h.post(init, {{"Host", host}});
+    EXPECT_EQ(refused.status, 403) << host;
+    EXPECT_NE(refused.body.find("is not allowed"), std::string::npos) << refused.body;
+  }
+  for (const char* host : {"127.1", "0x7f.1", "a@127.0.0.1", ""})
+    EXPECT_EQ(h.post(init, {{"Host", host}}).status, 400) << host;
+  EXPECT_EQ(h.endpoint().sessions(), 3u);
+
+  McpHttp g({}, {}, {"https://app.example"});
   EXPECT_EQ(g.post(init, {{"Origin", "https://app.example"}}).status, 200);
   EXPECT_EQ(g.post(init, {{"Host", "app.example"}}).status, 200);
   EXPECT_EQ(g.post(init, {{"Origin", "https://other.example"}}).status, 403);
+}
+
+TEST(McpHttp, CorsPreflightIsAnsweredForAllowedOriginsOnly) {
+  McpHttp h({}, {}, {"https://app.example"});
+  const std::map<std::string, std::string> preflight = {
+      {"Origin", "https://app.example"},
+      {"Access-Control-Request-Method", "POST"},
+      {"Access-Control-Request-Headers", "content-type, mcp-session-id"}};
+  Reply allowed = h.send(http::verb::options, "", preflight);
+  EXPECT_EQ(allowed.status, 204);
+  EXPECT_EQ(allowed.headers["access-control-allow-origin"], "https://app.example");
+  EXPECT_NE(allowed.headers["access-control-allow-methods"].find("POST"), std::string::npos);
+  EXPECT_NE(allowed.headers["access-control-allow-headers"].find("Mcp-Session-Id"),
+            std::string::npos);
+  EXPECT_EQ(allowed.headers["vary"], "Origin");
+
+  auto foreign = preflight;
+  foreign["Origin"] = "https://evil.example";
+  Reply refused = h.send(http::verb::options, "", foreign);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_EQ(refused.headers.count("access-control-allow-origin"), 0u);
+
+  // The answers themselves let the allowed page read them, and its session id.
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+  Reply opened = h.post(init, {{"Origin", "https://app.example"}});
+  EXPECT_EQ(opened.status, 200);
+  EXPECT_EQ(opened.headers["access-control-allow-origin"], "https://app.example");
+  EXPECT_NE(opened.headers["access-control-expose-headers"].find("Mcp-Session-Id"),
+            std::string::npos);
+  // Without an Origin (a non-browser client) there are no CORS headers.
+  Reply plain = h.post(init);
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.headers.count("access-control-allow-origin"), 0u);
+  // An OPTIONS that is not a preflight is an unsupported method.
+  EXPECT_EQ(h.send(http::verb::options, "").status, 405);
 }
 
 TEST(McpHttp, BearerTokensAreRequiredWhenTheServerHasOne) {

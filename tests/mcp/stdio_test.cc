@@ -6,9 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/json.hpp"
 #include <string>
 #include <vector>
+#include "core/json.hpp"
+#include "core/utf8.hpp"
 
 #include <gtest/gtest.h>
 
@@ -150,6 +151,94 @@ TEST(McpStdio, AManifestThatCannotBeBoundStopsTheStart) {
   McpProcess p({"--mcp-manifest", "/no/such/manifest.yaml"});
   EXPECT_EQ(p.wait(), 1);
   EXPECT_NE(p.stderr_text().find("manifest /no/such/manifest.yaml"), std::string::npos);
+}
+
+const std::string kNotUtf8 = std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/not_utf8.yaml";
+
+// One answer line: valid UTF-8 (so valid JSON), for request `id`.
+json::object answer(McpProcess& p, int id) {
+  const std::string line = p.line();
+  EXPECT_TRUE(corral::core::is_valid_utf8(line)) << line;
+  json::value v = json::parse(line);
+  EXPECT_EQ(v.at("id").to_number<int>(), id) << line;
+  return v.at("result").as_object();
+}
+
+std::string call(int id, const std::string& tool, const std::string& arguments) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+         R"(,"method":"tools/call","params":{"name":")" + tool + R"(","arguments":)" + arguments +
+         "}}";
+}
+
+TEST(McpStdio, OutputThatIsNotUtf8ReadsAsReplacementAndTheSessionGoesOn) {
+  McpProcess p({"--mcp-manifest", kNotUtf8, "--max-workers", "1"});
+  p.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  answer(p, 1);
+  p.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+
+  // A bound command printing \xff: corral mcp used to abort here.
+  p.send(call(2, "bytes_bad_byte", "{}"));
+  json::object bad = answer(p, 2);
+  EXPECT_FALSE(bad.contains("isError"));
+  const json::object& view = bad.at("structuredContent").as_object();
+  EXPECT_EQ(view.at("stdout").as_string(), "a\uFFFDb");
+  EXPECT_EQ(view.at("stderr").as_string(), "\uFFFD");
+  EXPECT_EQ(view.at("replaced"), true);
+  EXPECT_EQ(view.at("truncated"), false);
+  EXPECT_NE(json::serialize(bad.at("content")).find("not UTF-8"), std::string::npos);
+
+  // Valid UTF-8 that the 10-byte output budget cuts inside the euro sign.
+  p.send(call(3, "bytes_cut_char", "{}"));
+  json::object cut = answer(p, 3);
+  const json::object& cut_view = cut.at("structuredContent").as_object();
+  EXPECT_EQ(cut_view.at("stdout").as_string(), "aaaaaaaa");
+  EXPECT_EQ(cut_view.at("truncated"), true);
+  EXPECT_FALSE(cut_view.contains("replaced"));
+
+  // Code mode: the command's answer crosses the pool's frames to the guest.
+  p.send(call(
+      4, "execute",
+      R"({"code":"async () => { const r = await codemode.bytes_bad_byte({}); return [r.stdout, r.replaced]; }"})"));
+  json::object code = answer(p, 4);
+  EXPECT_FALSE(code.contains("isError")) << json::serialize(code);
+  EXPECT_EQ(code.at("structuredContent").at("value"), (json::array{"a\uFFFDb", true}));
+
+  // Guest output: a Ruby string is bytes.
+  p.send(call(5, "execute", R"({"code":"puts \"x\\xff\"\n1","language":"ruby"})"));
+  json::object ruby = answer(p, 5);
+  EXPECT_FALSE(ruby.contains("isError")) << json::serialize(ruby);
+  EXPECT_EQ(ruby.at("structuredContent").at("replaced"), true) << json::serialize(ruby);
+  EXPECT_NE(json::serialize(ruby.at("content")).find("x\uFFFD\\n"), std::string::npos)
+      << json::serialize(ruby);
+
+  // And the session still answers.
+  p.send(R"({"jsonrpc":"2.0","id":6,"method":"ping"})");
+  answer(p, 6);
+  p.close_stdin();
+  EXPECT_EQ(p.wait(), 0);
+}
+
+TEST(McpStdio, AnUpstreamAnswerThatIsNotUtf8ReachesTheGuestAsReplacement) {
+  const std::string upstream = R"({"bytes":{"command":["/bin/sh",")" +
+                               std::string(CORRAL_SOURCE_DIR) +
+                               R"(/tests/mcp/fixtures/not_utf8_upstream.sh"]}})";
+  McpProcess p({"--mcp-upstream", upstream, "--max-workers", "1"});
+  p.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  answer(p, 1);
+  p.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  // The answer used to be dropped as "not JSON-RPC", and the call waited for
+  // the upstream timeout.
+  p.send(call(2, "execute", R"j({"code":"async () => await codemode.bytes.raw({})"})j"));
+  json::object code = answer(p, 2);
+  EXPECT_FALSE(code.contains("isError")) << json::serialize(code);
+  EXPECT_EQ(code.at("structuredContent").at("value"), "up \uFFFD here");
+  p.send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+  answer(p, 3);
+  p.close_stdin();
+  EXPECT_EQ(p.wait(), 0);
+  EXPECT_NE(p.stderr_text().find("not UTF-8"), std::string::npos) << "the log says so";
 }
 
 }  // namespace

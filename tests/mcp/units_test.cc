@@ -1,11 +1,15 @@
 // The pure parts: TypeScript from JSON Schema, the structural cut, the
-// upstream setting.
+// upstream setting, the task threads' exception boundary.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
 
 #include "core/json.hpp"
 
 #include "corral/mcp.hpp"
 #include "mcp/budget.hpp"
+#include "mcp/service.hpp"
 #include "mcp/typescript.hpp"
 
 namespace corral::mcp {
@@ -132,6 +136,27 @@ TEST(McpUpstreams, ParsesTheSettingAndNamesWhatIsWrong) {
   EXPECT_NE(message(R"({"a": {"command": [], "x": 1}})").find("upstream \"a\""), std::string::npos);
   EXPECT_NE(message("/no/such/file").find("cannot read"), std::string::npos);
   EXPECT_NE(message("{nope").find("JSON object"), std::string::npos);
+}
+
+TEST(McpTasks, AnExceptionLeavingATaskIsLoggedNotFatal) {
+  std::mutex mutex;
+  std::vector<std::string> logged;
+  {
+    Tasks tasks([&](const std::string& message) {
+      std::lock_guard lock(mutex);
+      logged.push_back(message);
+    });
+    tasks.spawn([] { throw std::runtime_error("a bug in a handler"); });
+    tasks.spawn([] { throw 42; });
+    tasks.wait_idle();
+  }
+  ASSERT_EQ(logged.size(), 2u);
+  auto has = [&](std::string_view part) {
+    return std::any_of(logged.begin(), logged.end(),
+                       [&](const std::string& m) { return m.find(part) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("a bug in a handler"));
+  EXPECT_TRUE(has("not a std::exception"));
 }
 
 }  // namespace

@@ -917,5 +917,35 @@ TEST(PoolHostile, AWorkersStderrReachesTheSinkTaggedCutAndBounded) {
   EXPECT_TRUE(lines.back().starts_with("further stderr dropped")) << "nothing after the limit";
 }
 
+TEST(PoolHostile, AWorkersStderrThatIsNotUtf8ReachesTheSinkAsUtf8) {
+  // An impostor whose stderr is not UTF-8, and a long line whose 4 KiB cut
+  // falls inside a euro sign.
+  Options options = base_options();
+  options.worker_command = {"/bin/bash", "-c",
+                            "printf 'bad \\377\\n' >&2; { head -c 4095 /dev/zero | tr '\\0' x;"
+                            " printf '\\342\\202\\254\\n'; } >&2; echo last >&2; sleep 600",
+                            "impostor"};
+  options.start_timeout = std::chrono::seconds(2);
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> lines;
+  options.worker_stderr = [&](std::uint64_t, int, std::string_view line) {
+    std::lock_guard lock(mutex);
+    lines.emplace_back(line);
+    changed.notify_all();
+  };
+  WorkerPool pool(options);
+  std::promise<Outcome> done;
+  pool.submit(code_request("1"), [&](Outcome o) { done.set_value(std::move(o)); });
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, 20s, [&] { return lines.size() >= 3; }));
+    EXPECT_EQ(lines.at(0), "bad \uFFFD");
+    EXPECT_EQ(lines.at(1), std::string(4095, 'x') + " [cut]") << "cut before the euro sign";
+    EXPECT_EQ(lines.at(2), "last");
+  }
+  done.get_future().get();
+}
+
 }  // namespace
 }  // namespace corral::pool

@@ -174,6 +174,32 @@ TEST(RubyOutput, B04_OutputCapTruncatesWithoutFailing) {
   EXPECT_EQ(e.usage().output_bytes, 140u + 20u);
 }
 
+TEST(RubyOutput, BytesThatAreNotUtf8ReadAsReplacementAndAreReported) {
+  RubySandbox sandbox(ruby_options());
+  Execution e = sandbox.eval("puts \"a\\xffb\"; $stderr.print \"\\xed\\xa0\\x80\"; 1");
+  EXPECT_EQ(e.stdout_text(), "a\uFFFDb\n");
+  EXPECT_EQ(e.stderr_text(), "\uFFFD\uFFFD\uFFFD");
+  EXPECT_TRUE(e.stdout_replaced());
+  EXPECT_TRUE(e.stderr_replaced());
+  EXPECT_EQ(e.usage().output_bytes, 7u);  // what the guest wrote, before replacement
+  Execution clean = sandbox.eval("puts 'caf\u00e9'; 1");
+  EXPECT_FALSE(clean.stdout_replaced());
+  // A failure's message is made UTF-8 too: the guest chose those bytes.
+  auto raised =
+      expect_failure(FailureCode::guest_error, [&] { sandbox.eval("raise \"bad \\xff\""); });
+  EXPECT_NE(raised.message.find("bad \uFFFD"), std::string::npos) << raised.message;
+}
+
+TEST(RubyOutput, ACapInsideACharacterCutsBeforeIt) {
+  Options options = ruby_options();
+  options.stdout_limit = 5;
+  RubySandbox sandbox(options);
+  Execution e = sandbox.eval("$stdout.print \"abcd\\u20ac\"; 1");
+  EXPECT_EQ(e.stdout_text(), "abcd");
+  EXPECT_TRUE(e.stdout_truncated());
+  EXPECT_FALSE(e.stdout_replaced());
+}
+
 TEST(RubyOutput, B05_ARunThatWroteNothingHasEmptyOutput) {
   RubySandbox sandbox(ruby_options());
   Execution e = sandbox.eval("1");

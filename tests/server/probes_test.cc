@@ -59,7 +59,7 @@ TEST(Probes, KeepAliveServesSeveralRequestsOnOneConnection) {
   beast::flat_buffer buffer;
   for (const char* target : {"/healthz", "/readyz?x=1", "/healthz"}) {
     http::request<http::empty_body> request(http::verb::get, target, 11);
-    request.set(http::field::host, "x");
+    request.set(http::field::host, "127.0.0.1");
     http::write(socket, request);
     http::response<http::string_body> response;
     http::read(socket, buffer, response);
@@ -78,7 +78,7 @@ TEST(Probes, AnIdleKeepAliveConnectionClosesAfterTheKeepAliveTimeout) {
   socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.address().port));
   bound_reads(socket.native_handle());
   http::request<http::empty_body> request(http::verb::get, "/healthz", 11);
-  request.set(http::field::host, "x");
+  request.set(http::field::host, "127.0.0.1");
   http::write(socket, request);
   beast::flat_buffer buffer;
   http::response<http::string_body> response;

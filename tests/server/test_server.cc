@@ -8,6 +8,7 @@
 //     [--default-timeout-ms N] [--max-timeout-ms N] [--response-limit N]
 //     [--token T] [--metrics] [--ping-interval-ms N] [--max-age-ms N]
 //     [--shutdown-delay-ms N] [--drain-ms N] [--no-harden]
+//     [--allowed-origins ORIGIN,...]
 #include <signal.h>
 #include <unistd.h>
 
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
   app.add_option("--token", token, "Admit only Authorization: Bearer TOKEN");
   app.add_flag("--metrics", metrics, "Serve /metrics");
   app.add_flag("--no-harden", no_harden);
+  std::vector<std::string> allowed_origins;
+  app.add_option("--allowed-origins", allowed_origins, "Origins allowed besides loopback ones")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
 
   corral::server::Options options;
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
   options.shutdown_delay = milliseconds(shutdown_delay);
   options.shutdown_drain = milliseconds(drain);
   if (metrics) options.metrics = corral::server::own_metrics();
+  options.allowed_origins = allowed_origins;
   if (!token.empty()) {
     options.identify = corral::server::sync_identity([token](const corral::server::Handshake& h) {
       auto found = h.headers.find("authorization");

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/utf8.hpp"
 #include "sandbox/output.hpp"
 #include "sandbox/ruby/guest.hpp"
 #include "sandbox/ruby/helper.hpp"
@@ -158,13 +159,18 @@ void finish(RunOutcome& outcome, const Options& options, const RunRequest& reque
         break;
     }
   }
+  // Ruby strings are bytes: what reaches the host is made UTF-8 here, once
+  // (core/utf8.hpp), and the result says which channel had bytes replaced.
+  core::replace_invalid_utf8(outcome.message);
   if (outcome.message.size() > kMaxMessageBytes) {
-    outcome.message.resize(kMaxMessageBytes);
+    outcome.message.resize(core::utf8_cut(outcome.message, kMaxMessageBytes));
     outcome.message += "... (message truncated)";
   }
   ExecutionData& data = outcome.data;
   data.failed = outcome.failure.has_value();
   if (data.failed) data.value = "null";
+  data.stdout_replaced = core::replace_invalid_utf8(out);
+  data.stderr_replaced = core::replace_invalid_utf8(err);
   data.stdout_text = std::move(out);
   data.stderr_text = std::move(err);
   data.stdout_truncated = counters.stdout_truncated.load() != 0;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/utf8.hpp"
 #include "sandbox/ruby/core_prelude.hpp"
 #include "sandbox/ruby/values.hpp"
 
@@ -813,7 +814,7 @@ void Guest::write(int channel, const char* bytes, std::size_t size) {
   std::size_t keep = size;
   if (limit != kNone && kept_[channel] + size > limit) {
     keep = static_cast<std::size_t>(limit - kept_[channel]);
-    while (keep > 0 && (static_cast<unsigned char>(bytes[keep]) & 0xC0) == 0x80) --keep;
+    keep = core::utf8_cut(std::string_view(bytes, size), keep);
     truncated_[channel] = true;
     (channel == 1 ? counters_.stderr_truncated : counters_.stdout_truncated).store(1);
   }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <system_error>
 
+#include "core/utf8.hpp"
 #include "sandbox/v8/bindings.hpp"
 #include "sandbox/v8/platform.hpp"
 #include "sandbox/v8/values.hpp"
@@ -56,7 +57,7 @@ uintptr_t stack_limit_for_this_thread() {
 
 std::string bounded(std::string text) {
   if (text.size() > kMaxMessageBytes) {
-    text.resize(kMaxMessageBytes);
+    text.resize(core::utf8_cut(text, kMaxMessageBytes));
     text += "... (message truncated)";
   }
   return text;
