@@ -60,11 +60,18 @@ inline constexpr std::chrono::milliseconds kDefaultTimeout{30'000};
 // timer takes; clients in other languages rely on it).
 inline constexpr std::chrono::milliseconds kMaxSupportedTimeout{2'147'483'647};
 
-// kKeepAliveTimeout / kHeadersTimeout: an idle HTTP keep-alive connection is
-// closed after 72 s (above the 60 s an AWS Application Load Balancer holds
-// one); request headers must be complete within keep-alive + 2 s.
+// kKeepAliveTimeout: an idle HTTP keep-alive connection is closed after 72 s
+// (above the 60 s an AWS Application Load Balancer holds one).
+// kHeadersTimeout: a request head (a new connection's first one, or one whose
+// first byte has arrived) must be complete within 10 s, however slowly its
+// bytes drip in.
+// kIdleTimeout: reading a request body, or writing a response or the
+// upgrade's answer, must be done within 30 s.
 inline constexpr std::chrono::milliseconds kKeepAliveTimeout{72'000};
-inline constexpr std::chrono::milliseconds kHeadersTimeout{kKeepAliveTimeout.count() + 2'000};
+inline constexpr std::chrono::milliseconds kHeadersTimeout{10'000};
+inline constexpr std::chrono::milliseconds kIdleTimeout{30'000};
+// kMaxConnections: connections open at once, when the options name no cap.
+inline constexpr std::size_t kMaxConnections = 1024;
 
 // kPrometheusContentType: the content type of the text exposition format 0.0.4.
 inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -159,9 +166,16 @@ struct Options {
   // Every interval each socket that answered the previous ping gets a new
   // one, and each that did not is terminated. Zero or less: no pings.
   std::chrono::milliseconds ping_interval{30'000};
-  // See kKeepAliveTimeout / kHeadersTimeout.
+  // See kKeepAliveTimeout / kHeadersTimeout / kIdleTimeout.
   std::chrono::milliseconds keep_alive_timeout = kKeepAliveTimeout;
   std::chrono::milliseconds headers_timeout = kHeadersTimeout;
+  std::chrono::milliseconds idle_timeout = kIdleTimeout;
+  // Connections open at once (plain HTTP, WebSocket and routes alike), in
+  // all and per remote address (every unix socket peer is "unix"); 0: no
+  // cap. A connection past a cap is answered `503` (JSON body, Retry-After)
+  // and closed, logged, and counted in corral_connection_rejections_total.
+  std::size_t max_connections = kMaxConnections;
+  std::size_t max_connections_per_address = 0;
   // Largest WebSocket message accepted from a caller; checked from the frame
   // header, before any of it is buffered (the socket closes with 1009).
   std::size_t max_message_size = std::size_t{16} << 20;

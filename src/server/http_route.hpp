@@ -31,6 +31,9 @@ class HttpConnection {
   // The request's Origin when it carried one the guard allowed, else empty
   // (a route answering browsers echoes it in Access-Control-Allow-Origin).
   std::string origin;
+  // The connection-cap slot: the connection counts against
+  // Options::max_connections until this object (or the slot) is gone.
+  std::shared_ptr<void> slot;
 };
 
 }  // namespace corral::server

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <atomic>
 #include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
 
 #include "server/http_route.hpp"
 #include "server/websocket_session.hpp"
@@ -40,11 +42,59 @@ struct PendingDecision {
 
 }  // namespace
 
+void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::socket&& socket,
+                       const std::string& reason) {
+  struct Refusal {
+    Stream stream;
+    http::response<http::string_body> response;
+    std::array<char, 4096> sink{};
+    explicit Refusal(Protocol::socket&& socket) : stream(std::move(socket)) {}
+    // Reads (and drops) what the peer sent until it closes or the deadline
+    // passes, so closing does not reset the connection before the 503 is read.
+    static void drain(std::shared_ptr<Refusal> self) {
+      auto& stream = self->stream;
+      stream.async_read_some(asio::buffer(self->sink),
+                             [self = std::move(self)](beast::error_code ec, std::size_t) {
+                               if (!ec) {
+                                 drain(self);
+                                 return;
+                               }
+                               beast::error_code ignored;
+                               self->stream.socket().close(ignored);
+                             });
+    }
+  };
+  state->metrics.connection_rejected();
+  auto refusal = std::make_shared<Refusal>(std::move(socket));
+  auto& response = refusal->response;
+  response.version(11);
+  response.result(http::status::service_unavailable);
+  response.set(http::field::server, "corral");
+  response.set(http::field::content_type, "application/json");
+  response.set(http::field::retry_after, "1");
+  response.keep_alive(false);
+  response.body() = boost::json::serialize(
+      boost::json::object{{"error", "Service Unavailable: " + reason + "; retry later."}});
+  response.prepare_payload();
+  refusal->stream.expires_after(std::chrono::seconds(1));
+  http::async_write(refusal->stream, refusal->response,
+                    [refusal](beast::error_code ec, std::size_t) {
+                      beast::error_code ignored;
+                      if (ec) {
+                        refusal->stream.socket().close(ignored);
+                        return;
+                      }
+                      refusal->stream.socket().shutdown(Protocol::socket::shutdown_send, ignored);
+                      Refusal::drain(refusal);
+                    });
+}
+
 HttpSession::HttpSession(std::shared_ptr<ServerState> state, Protocol::socket&& socket,
-                         std::string remote_address)
+                         std::string remote_address, std::shared_ptr<void> slot)
     : state_(std::move(state)),
       stream_(std::move(socket)),
-      remote_address_(std::move(remote_address)) {}
+      remote_address_(std::move(remote_address)),
+      slot_(std::move(slot)) {}
 
 HttpSession::~HttpSession() {
   if (!ended_) state_->remove(this);
@@ -82,7 +132,20 @@ void HttpSession::do_read() {
   for (const HttpRoute& route : state_->options.routes)
     limit = std::max<std::uint64_t>(limit, route.body_limit);
   parser_->body_limit(limit);
+  // The head within headers_timeout (from the connection's accept, or from
+  // the first byte of a later request), however slowly it drips in.
   stream_.expires_after(state_->options.headers_timeout);
+  http::async_read_header(stream_, buffer_, *parser_,
+                          beast::bind_front_handler(&HttpSession::on_header, shared_from_this()));
+}
+
+void HttpSession::on_header(beast::error_code ec, std::size_t bytes) {
+  if (ec || parser_->is_done()) {
+    on_read(ec, bytes);
+    return;
+  }
+  // Then the body within idle_timeout.
+  stream_.expires_after(state_->options.idle_timeout);
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
 }
@@ -132,6 +195,7 @@ void HttpSession::handle_request() {
     auto connection = std::make_unique<HttpConnection>(std::move(stream_), std::move(buffer_),
                                                        std::move(request_), remote_address_);
     connection->origin = std::move(verdict.origin);
+    connection->slot = std::move(slot_);
     route.handler(std::move(connection));
     end();
     return;
@@ -177,7 +241,7 @@ void HttpSession::respond(http::status status, std::string body, std::string con
   response->prepare_payload();
   if (request_.method() == http::verb::head) response->body().clear();
   response_ = response;
-  stream_.expires_after(state_->options.headers_timeout);
+  stream_.expires_after(state_->options.idle_timeout);
   http::async_write(
       stream_, *response,
       beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), keep_alive));
@@ -249,6 +313,7 @@ void HttpSession::on_decision(Decision decision) {
   upgraded_ = true;
   auto session = std::make_shared<WebSocketSession>(state_, std::move(stream_),
                                                     std::move(decision.identity), remote_address_);
+  session->hold(std::move(slot_));
   session->start(std::move(request_));
   end();
 }
@@ -258,7 +323,7 @@ void HttpSession::refuse(http::status status) {
   response->set(http::field::connection, "close");
   response->content_length(0);
   response_ = response;
-  stream_.expires_after(state_->options.headers_timeout);
+  stream_.expires_after(state_->options.idle_timeout);
   http::async_write(stream_, *response,
                     [self = shared_from_this()](beast::error_code, std::size_t) {
                       self->response_.reset();

@@ -14,10 +14,18 @@ namespace corral::server {
 
 namespace http = beast::http;
 
+// Answers a connection refused by a connection cap: `503` with a JSON body
+// naming `reason` and Retry-After: 1, then closes it (within 1 s whatever the
+// peer does). Counts a connection rejection.
+void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::socket&& socket,
+                       const std::string& reason);
+
 class HttpSession : public Session, public std::enable_shared_from_this<HttpSession> {
  public:
+  // `slot`: the connection's place under the connection caps
+  // (ServerState::admit_connection), handed on with the connection.
   HttpSession(std::shared_ptr<ServerState> state, Protocol::socket&& socket,
-              std::string remote_address);
+              std::string remote_address, std::shared_ptr<void> slot);
   ~HttpSession() override;
 
   void run();
@@ -32,6 +40,7 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
   void on_wait(beast::error_code ec, std::size_t bytes);
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
+  void on_header(beast::error_code ec, std::size_t bytes);
   void handle_request();
   void respond(http::status status, std::string body, std::string content_type = "text/plain");
   void on_write(bool keep_alive, beast::error_code ec, std::size_t bytes);
@@ -44,6 +53,7 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
   std::shared_ptr<ServerState> state_;
   Stream stream_;
   std::string remote_address_;
+  std::shared_ptr<void> slot_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;

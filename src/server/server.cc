@@ -15,6 +15,7 @@
 #include <system_error>
 #include <thread>
 
+#include "server/accept_backoff.hpp"
 #include "server/http_session.hpp"
 #include "server/state.hpp"
 
@@ -94,6 +95,9 @@ void validate(const Options& options) {
   if (options.headers_timeout <= milliseconds(0)) {
     throw std::invalid_argument("headers_timeout must be positive");
   }
+  if (options.idle_timeout <= milliseconds(0)) {
+    throw std::invalid_argument("idle_timeout must be positive");
+  }
   if (options.max_message_size == 0) {
     throw std::invalid_argument("max_message_size must be positive");
   }
@@ -123,7 +127,10 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
         acceptor_(asio::make_strand(ioc_)),
         heartbeat_(acceptor_.get_executor()),
         delay_(acceptor_.get_executor()),
-        linger_(acceptor_.get_executor()) {}
+        linger_(acceptor_.get_executor()),
+        accept_retry_(acceptor_.get_executor()),
+        backoff_("executor",
+                 [state = state_](const std::string& line) { state->log(LogLevel::warn, line); }) {}
 
   ~Impl() { stop_threads(); }
 
@@ -195,6 +202,14 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
     for (std::size_t i = 0; i < options_.io_threads; ++i) {
       threads_.emplace_back([this] { ioc_.run(); });
     }
+    // A descriptor freed ends a backoff at once (src/server/accept_backoff.hpp).
+    state_->on_connection_released([weak = weak_from_this()] {
+      auto self = weak.lock();
+      if (!self || !self->backing_off_.load()) return;
+      asio::post(self->acceptor_.get_executor(), [self] {
+        if (self->backing_off_.load()) self->accept_retry_.cancel();
+      });
+    });
     asio::dispatch(acceptor_.get_executor(), [self = shared_from_this()] {
       self->do_accept();
       self->arm_heartbeat();
@@ -278,12 +293,29 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
         asio::make_strand(ioc_),
         [self = shared_from_this()](boost::system::error_code ec, Protocol::socket socket) {
           if (ec) {
-            if (ec != asio::error::operation_aborted && self->acceptor_.is_open()) {
+            if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
+            if (!AcceptBackoff::exhausted(ec)) {
               self->state_->log(LogLevel::warn, "accept failed: " + ec.message());
               self->do_accept();
+              return;
             }
+            // Out of descriptors: the connection stays in the backlog, so
+            // accepting again at once would spin (src/server/accept_backoff.hpp).
+            const auto wait = self->backoff_.failed(self->acceptor_.native_handle(), ec);
+            if (wait.count() == 0) {
+              self->do_accept();
+              return;
+            }
+            // Woken early (cancelled) when a connection closes.
+            self->backing_off_.store(true);
+            self->accept_retry_.expires_after(wait);
+            self->accept_retry_.async_wait([self](boost::system::error_code) {
+              self->backing_off_.store(false);
+              if (self->acceptor_.is_open()) self->do_accept();
+            });
             return;
           }
+          self->backoff_.succeeded();
           if (self->options_.socket_path.empty()) {
             boost::system::error_code ignored;
             socket.set_option(asio::ip::tcp::no_delay(true), ignored);
@@ -292,9 +324,36 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
           std::string remote =
               endpoint_address(socket.remote_endpoint(remote_ec), nullptr, nullptr);
           if (remote_ec) remote = "unknown";
-          std::make_shared<HttpSession>(self->state_, std::move(socket), std::move(remote))->run();
+          std::string why;
+          std::shared_ptr<void> slot = self->state_->admit_connection(remote, why);
+          if (!slot) {
+            self->log_refusal(remote, why);
+            refuse_connection(self->state_, std::move(socket), why);
+          } else {
+            std::make_shared<HttpSession>(self->state_, std::move(socket), std::move(remote),
+                                          std::move(slot))
+                ->run();
+          }
           self->do_accept();
         });
+  }
+
+  // One line per second at most for refusals at the connection caps; the
+  // ones in between are counted in the next line.
+  void log_refusal(const std::string& remote, const std::string& why) {
+    const auto now = std::chrono::steady_clock::now();
+    if (refusals_logged_ && now - last_refusal_log_ < std::chrono::seconds(1)) {
+      ++refusals_unlogged_;
+      return;
+    }
+    refusals_logged_ = true;
+    last_refusal_log_ = now;
+    std::string line = fmt::format("refused a connection from {}: {}", remote, why);
+    if (refusals_unlogged_ > 0) {
+      line += fmt::format(" [{} more refused since the last line]", refusals_unlogged_);
+      refusals_unlogged_ = 0;
+    }
+    state_->log(LogLevel::warn, line);
   }
 
   void arm_heartbeat() {
@@ -322,6 +381,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   void close_sockets() {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
+    accept_retry_.cancel();
     if (!options_.socket_path.empty()) ::unlink(options_.socket_path.c_str());
     state_->for_each([](Session& session) { session.shut_down(); });
     // Sockets whose peer never completes the closing handshake are cut.
@@ -369,6 +429,13 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   asio::steady_timer heartbeat_;
   asio::steady_timer delay_;
   asio::steady_timer linger_;
+  asio::steady_timer accept_retry_;
+  // Used on the acceptor's strand only.
+  AcceptBackoff backoff_;
+  std::atomic<bool> backing_off_{false};
+  bool refusals_logged_ = false;
+  std::chrono::steady_clock::time_point last_refusal_log_{};
+  std::uint64_t refusals_unlogged_ = 0;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard_;
   std::vector<std::thread> threads_;
   Protocol::endpoint bound_;

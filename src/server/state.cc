@@ -1,5 +1,7 @@
 #include "server/state.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 namespace corral::server {
@@ -53,6 +55,42 @@ void ServerState::when_empty(std::function<void()> fn) {
     }
   }
   fn();
+}
+
+std::shared_ptr<void> ServerState::admit_connection(const std::string& remote, std::string& why) {
+  Connections& c = *connections_;
+  std::lock_guard lock(c.mutex);
+  const std::size_t total_cap = options.max_connections;
+  const std::size_t address_cap = options.max_connections_per_address;
+  if (total_cap != 0 && c.total >= total_cap) {
+    why = fmt::format("{} connections are open (the cap is {})", c.total, total_cap);
+    return nullptr;
+  }
+  auto it = c.per_address.find(remote);
+  const std::size_t mine = it == c.per_address.end() ? 0 : it->second;
+  if (address_cap != 0 && mine >= address_cap) {
+    why = fmt::format("{} connections from {} are open (the cap per address is {})", mine, remote,
+                      address_cap);
+    return nullptr;
+  }
+  ++c.total;
+  ++c.per_address[remote];
+  auto release = [counters = connections_, remote](void*) {
+    {
+      std::lock_guard lock(counters->mutex);
+      --counters->total;
+      auto found = counters->per_address.find(remote);
+      if (found != counters->per_address.end() && --found->second == 0)
+        counters->per_address.erase(found);
+    }
+    if (counters->released) counters->released();
+  };
+  return std::shared_ptr<void>(static_cast<void*>(connections_.get()), std::move(release));
+}
+
+std::size_t ServerState::connections() const {
+  std::lock_guard lock(connections_->mutex);
+  return connections_->total;
 }
 
 }  // namespace corral::server

@@ -67,6 +67,18 @@ class ServerState {
   // Called (on a server thread) once no session is live; immediately if none.
   void when_empty(std::function<void()> fn);
 
+  // Connection caps (Options::max_connections, max_connections_per_address):
+  // a slot for one accepted connection from `remote`, released when the last
+  // copy goes (the connection's owner holds it: HttpSession, then the
+  // WebSocketSession or the route's HttpConnection). Null when a cap is
+  // reached; `why` then says which.
+  std::shared_ptr<void> admit_connection(const std::string& remote, std::string& why);
+  std::size_t connections() const;
+  // Called (on whatever thread closed it) each time a slot is released: the
+  // accept loop, backing off for lack of descriptors, retries at once. Set
+  // before any connection is admitted.
+  void on_connection_released(std::function<void()> fn) { connections_->released = std::move(fn); }
+
  private:
   struct Entry {
     std::weak_ptr<Session> session;
@@ -75,6 +87,16 @@ class ServerState {
   mutable std::mutex mutex_;
   std::unordered_map<Session*, Entry> sessions_;
   std::function<void()> on_empty_;
+
+  // Shared with every slot, which may outlive the state (a route's
+  // connection outlives the server).
+  struct Connections {
+    std::mutex mutex;
+    std::size_t total = 0;
+    std::unordered_map<std::string, std::size_t> per_address;
+    std::function<void()> released;
+  };
+  std::shared_ptr<Connections> connections_ = std::make_shared<Connections>();
 };
 
 }  // namespace corral::server

@@ -34,6 +34,9 @@ class WebSocketSession : public Session,
 
   // Completes the upgrade `request` asked for (on the session's strand).
   void start(http::request<http::string_body> request);
+  // The connection-cap slot (ServerState::admit_connection), held until the
+  // session ends.
+  void hold(std::shared_ptr<void> slot) { slot_ = std::move(slot); }
 
   // Session
   void heartbeat() override;
@@ -75,6 +78,7 @@ class WebSocketSession : public Session,
   websocket::stream<Stream> ws_;
   std::string identity_;
   std::string remote_address_;
+  std::shared_ptr<void> slot_;
   beast::flat_buffer buffer_;
   std::deque<std::string> queue_;
   bool writing_ = false;

@@ -107,10 +107,15 @@ TEST(Probes, IncompleteHeadersAreCutAtTheHeadersTimeout) {
   EXPECT_EQ(ec, asio::error::eof);
 }
 
-TEST(Probes, DefaultTimeoutsAreTheSeedsConstants) {
+// The seed's 72 s keep-alive stays; the head timeout is its own, shorter
+// bound (issue 14: a drip-fed upgrade was held 74 s).
+TEST(Probes, DefaultTimeoutsAndCaps) {
   Options options;
   EXPECT_EQ(options.keep_alive_timeout, std::chrono::milliseconds(72'000));
-  EXPECT_EQ(options.headers_timeout, std::chrono::milliseconds(74'000));
+  EXPECT_EQ(options.headers_timeout, std::chrono::milliseconds(10'000));
+  EXPECT_EQ(options.idle_timeout, std::chrono::milliseconds(30'000));
+  EXPECT_EQ(options.max_connections, 1024u);
+  EXPECT_EQ(options.max_connections_per_address, 0u);
   EXPECT_EQ(options.ping_interval, std::chrono::milliseconds(30'000));
 }
 

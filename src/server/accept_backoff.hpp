@@ -1,0 +1,73 @@
+// src/server/accept_backoff.hpp: what an accept loop does when the process
+// (or the system) runs out of file descriptors or socket memory.
+//
+// accept() failing with EMFILE, ENFILE, ENOBUFS or ENOMEM leaves the
+// connection in the backlog, so re-arming at once fails again at once: the
+// loop spins and logs without end. AcceptBackoff instead
+//   - holds one spare descriptor (/dev/null). On EMFILE/ENFILE it closes it,
+//     accepts one pending connection on the freed slot, answers it with a
+//     fixed `503` (JSON body, Retry-After: 1) and closes it, then reopens the
+//     spare: a client is told instead of left hanging, and the backlog drains
+//     at the rate connections arrive (never faster: the loop only goes on
+//     while the listener is readable);
+//   - otherwise waits 10 ms, doubling to 1 s, before the next accept; the
+//     first accept that succeeds ends the episode and resets the delay;
+//   - logs one line when an episode starts and one when it ends (with the
+//     count of failed accepts and of connections refused), at most one
+//     episode's lines per 10 s; episodes in between are counted in the next.
+//
+// Not thread-safe: use it from the accept loop's strand only.
+#pragma once
+
+#include <boost/system/error_code.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace corral::server {
+
+class AcceptBackoff {
+ public:
+  // `listener` names the loop in log lines ("executor", "admin").
+  AcceptBackoff(std::string listener, std::function<void(const std::string&)> warn);
+  ~AcceptBackoff();
+  AcceptBackoff(const AcceptBackoff&) = delete;
+  AcceptBackoff& operator=(const AcceptBackoff&) = delete;
+
+  // True for the errors that mean "out of descriptors or memory".
+  static bool exhausted(const boost::system::error_code& ec);
+
+  // After an accept on `listen_fd` failed with an exhausted() error: the time
+  // to wait before accepting again (zero when a pending connection was just
+  // refused through the spare descriptor).
+  std::chrono::milliseconds failed(int listen_fd, const boost::system::error_code& ec);
+  // After an accept succeeded: ends an episode (and logs its summary).
+  void succeeded();
+
+  // Connections refused through the spare descriptor, over the lifetime.
+  std::uint64_t refused_total() const noexcept { return refused_total_; }
+
+  // The fixed answer sent to a connection refused for exhaustion.
+  static const std::string& refusal();
+
+ private:
+  void reopen_spare();
+  bool refuse_one(int listen_fd);
+
+  std::string listener_;
+  std::function<void(const std::string&)> warn_;
+  int spare_ = -1;
+  bool in_episode_ = false;
+  bool episode_logged_ = false;
+  std::chrono::milliseconds delay_{0};
+  std::chrono::steady_clock::time_point episode_start_{};
+  std::chrono::steady_clock::time_point last_log_{};
+  bool ever_logged_ = false;
+  std::uint64_t failures_ = 0;
+  std::uint64_t refused_ = 0;
+  std::uint64_t silent_episodes_ = 0;
+  std::uint64_t refused_total_ = 0;
+};
+
+}  // namespace corral::server
