@@ -2,9 +2,11 @@
 // `corral status` / `corral maintenance`: ask a running daemon.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <system_error>
+#include <thread>
 
 #include "core/json.hpp"
 #include "corral/process.hpp"
@@ -47,19 +49,23 @@ std::optional<daemon::Settings> parse_settings(const daemon::SettingsParser& par
 
 namespace {
 
-// SIGTERM and SIGINT are taken by sigwait on the main thread; every thread
-// started later inherits the blocked mask (workers get a clean one).
-sigset_t block_stop_signals() {
+// SIGTERM, SIGINT and SIGHUP are taken by sigwait on the main thread; every
+// thread started later inherits the blocked mask (workers get a clean one).
+// SIGUSR1 is how the stopping thread wakes the main one when it is done.
+sigset_t block_daemon_signals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&set, sig);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
 
+const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "?";
+}
+
 int serve(const daemon::SettingsParser& parser) {
-  const sigset_t stop_signals = block_stop_signals();
+  const sigset_t signals = block_daemon_signals();
   std::vector<std::string> warnings;
   std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
   if (!settings) return kExitFailure;
@@ -88,10 +94,40 @@ int serve(const daemon::SettingsParser& parser) {
       address.c_str());
   std::fflush(stdout);
 
-  int signal = 0;
-  sigwait(&stop_signals, &signal);
-  log.info(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
-  if (d.stop()) return kExitClean;
+  // SIGHUP reloads the token file; the first SIGTERM or SIGINT starts the
+  // stop (on its own thread, so that this one keeps listening); a second one
+  // during the stop kills the workers and exits kExitForcedStop at once.
+  std::atomic<int> stop_result{-1};  // -1 running, else 0/1: d.stop()'s answer
+  std::thread stopper;
+  const pthread_t main_thread = pthread_self();
+  while (true) {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig == SIGHUP) {
+      log.info("received SIGHUP");
+      d.reload_tokens();
+      continue;
+    }
+    if (sig == SIGUSR1) {
+      if (stop_result.load() < 0) continue;  // not from the stopper
+      break;
+    }
+    if (stopper.joinable()) {
+      log.error(std::string("received a second ") + signal_name(sig) +
+                " during the stop: stopping at once (exit " + std::to_string(kExitForcedStop) +
+                ")");
+      d.kill_workers();
+      std::fflush(stdout);
+      std::_Exit(kExitForcedStop);
+    }
+    log.info(std::string("received ") + signal_name(sig));
+    stopper = std::thread([&d, &stop_result, main_thread] {
+      stop_result.store(d.stop() ? 1 : 0);
+      pthread_kill(main_thread, SIGUSR1);
+    });
+  }
+  stopper.join();
+  if (stop_result.load() == 1) return kExitClean;
   // The stop outlived its grace: leave without waiting for anything.
   std::fflush(stdout);
   std::_Exit(kExitFailure);

@@ -63,6 +63,7 @@ inline constexpr int kExitClean = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitAddressInUse = 2;
+inline constexpr int kExitForcedStop = 3;  // serve: a second SIGTERM/SIGINT
 inline constexpr int kExitCannotSandbox = 5;
 inline constexpr const char* kExitStatusHelp =
     "Exit status:\n"
@@ -72,6 +73,7 @@ inline constexpr const char* kExitStatusHelp =
     "  2  bad invocation: the command line was not understood (the usage line is\n"
     "     printed); a flag value or script refused before anything ran (run, exec);\n"
     "     the address is in use (serve)\n"
+    "  3  a second SIGTERM or SIGINT during the stop: workers killed, no drain (serve)\n"
     "  5  this machine cannot run sandboxed code (check)\n";
 
 // `corral exec --server URL FILE`: run a script on an executor server.

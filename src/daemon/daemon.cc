@@ -1,5 +1,7 @@
 #include "daemon/daemon.hpp"
 
+#include <signal.h>
+
 #include <future>
 #include <mutex>
 #include <thread>
@@ -65,6 +67,15 @@ Daemon::~Daemon() {
 void Daemon::start() {
   if (!orphans_) orphans_ = std::make_unique<process::OrphanReaper>();
   server::Options options = to_server_options(settings_);
+  {  // The tokens in force: a set SIGHUP can replace when it came from a file.
+    std::vector<std::string> tokens;
+    if (!settings_.auth_token.empty()) tokens.push_back(settings_.auth_token);
+    if (!settings_.auth_token_file.empty()) tokens = read_token_file(settings_.auth_token_file);
+    if (!tokens.empty()) {
+      tokens_ = std::make_shared<TokenSet>(std::move(tokens));
+      options.identify = bearer_identity(tokens_);
+    }
+  }
   options.logger = log_.logger();
   mcp::HttpOptions mcp_http;
   if (settings_.mcp) {
@@ -94,7 +105,17 @@ void Daemon::start() {
   server_->listen();  // a taken port throws here, nothing else is held yet
   try {
     server_->pool().subscribe([this](const pool::Event& event) {
-      if (event.kind != pool::Event::Kind::worker_exited || !event.exit) return;
+      if (event.kind == pool::Event::Kind::worker_started) {
+        std::lock_guard lock(workers_mutex_);
+        worker_pids_.insert(event.pid);
+        return;
+      }
+      if (event.kind != pool::Event::Kind::worker_exited) return;
+      {
+        std::lock_guard lock(workers_mutex_);
+        worker_pids_.erase(event.pid);
+      }
+      if (!event.exit) return;
       const pool::WorkerExit exit = *event.exit;
       const std::string line = "worker " + std::to_string(event.worker) + " (pid " +
                                std::to_string(event.pid) +
@@ -165,6 +186,33 @@ bool Daemon::stop() {
   return false;
 }
 
+bool Daemon::reload_tokens() {
+  if (!tokens_ || settings_.auth_token_file.empty()) {
+    log_.info("SIGHUP: no --auth-token-file to reload");
+    return false;
+  }
+  std::vector<std::string> tokens;
+  try {
+    tokens = read_token_file(settings_.auth_token_file);
+  } catch (const std::exception& e) {
+    log_.error(std::string("token file not reloaded, the tokens in force stay: ") + e.what());
+    return false;
+  }
+  const TokenSet::Change change = tokens_->replace(std::move(tokens));
+  log_.info("token file reloaded: " + std::to_string(change.count) + " tokens (" +
+            std::to_string(change.added) + " added, " + std::to_string(change.removed) +
+            " removed)");
+  return true;
+}
+
+void Daemon::kill_workers() {
+  std::lock_guard lock(workers_mutex_);
+  for (int pid : worker_pids_) ::kill(pid, SIGKILL);
+  log_.error("stopping at once: " + std::to_string(worker_pids_.size()) +
+             " worker processes killed");
+  log_.flush();
+}
+
 AdminResponse Daemon::route(std::string_view method, std::string_view path) {
   const bool get = method == "GET" || method == "HEAD";
   if (path == "/__status__") {
@@ -176,20 +224,25 @@ AdminResponse Daemon::route(std::string_view method, std::string_view path) {
     return {200, config_json()};
   }
   if (path == "/__maintenance__") {
+    // Idempotent: PUT twice is on, DELETE twice is off; each answer says
+    // the state and whether this request changed it.
+    const bool was_on = !server_->accepting();
     if (method == "PUT") {
       server_->stop_accepting();
-      log_.info("maintenance on: new connections are refused, running executions finish");
+      if (!was_on)
+        log_.info("maintenance on: new connections are refused, running executions finish");
     } else if (method == "DELETE") {
       try {
         server_->resume_accepting();
       } catch (const std::exception& e) {
         return {409, json::serialize(json::object{{"error", e.what()}})};
       }
-      log_.info("maintenance off: accepting connections");
+      if (was_on) log_.info("maintenance off: accepting connections");
     } else if (!get) {
       return {405, R"({"error":"Method not allowed."})"};
     }
-    return {200, json::serialize(json::object{{"maintenance", !server_->accepting()}})};
+    const bool on = !server_->accepting();
+    return {200, json::serialize(json::object{{"maintenance", on}, {"changed", on != was_on}})};
   }
   return {404, std::string(kNoSuchRoute)};
 }

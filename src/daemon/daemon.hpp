@@ -11,7 +11,9 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "daemon/admin.hpp"
 #include "daemon/log.hpp"
 #include "daemon/settings.hpp"
+#include "daemon/tokens.hpp"
 #include "pool/lockdown.hpp"
 #include "process/orphans.hpp"
 
@@ -41,6 +44,16 @@ class Daemon {
   // shutdown grace (the log says what was still running); the process
   // should then exit without waiting for anything.
   bool stop();
+
+  // SIGHUP: re-reads --auth-token-file and puts its tokens in force for new
+  // connections (open ones keep working). A file that cannot be read or
+  // holds no token keeps the tokens in force and logs an error. Logs counts,
+  // never a token. Returns whether a new set is in force.
+  bool reload_tokens();
+
+  // A second SIGTERM or SIGINT during the stop: SIGKILLs every worker
+  // process now (the caller then exits without waiting).
+  void kill_workers();
 
   // The admin routes (public for the listener and for tests).
   AdminResponse route(std::string_view method, std::string_view path);
@@ -64,6 +77,12 @@ class Daemon {
   struct McpMount;
   std::shared_ptr<McpMount> mcp_mount_;
   std::shared_ptr<mcp::Service> mcp_service_;
+  // The tokens in force (--auth-token or --auth-token-file; SIGHUP replaces
+  // those of the file). Null: every caller is anonymous.
+  std::shared_ptr<TokenSet> tokens_;
+  // The pids of live workers, from the pool's events, for kill_workers().
+  std::mutex workers_mutex_;
+  std::set<int> worker_pids_;
   bool stopped_ = false;
 };
 

@@ -124,6 +124,19 @@ class Process {
   }
   void signal(int sig) { ::kill(pid_, sig); }
   pid_t pid() const { return pid_; }
+  // Reads stderr until it holds `needle` (or `bound`); returns whether it does.
+  bool wait_for_stderr(const std::string& needle, std::chrono::milliseconds bound = 30s) {
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    while (true) {
+      drain_stderr();
+      if (err_buffer_.find(needle) != std::string::npos) return true;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{err_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    }
+  }
 
  private:
   void drain_stderr() {
@@ -735,6 +748,129 @@ TEST(Stop, AStopThatOutlivesItsGraceExitsNonZeroAndSaysWhatWasRunning) {
             std::string::npos)
       << err;
   run.join();
+}
+
+// --- Operator edges: SIGHUP, a second SIGTERM, idempotent admin changes ---
+
+void write_atomically(const std::string& path, const std::string& text) {
+  {
+    std::ofstream out(path + ".next");
+    out << text;
+  }
+  std::filesystem::rename(path + ".next", path);
+}
+
+bool admitted(const Daemon& d, const std::string& authorization) {
+  try {
+    auto client = corral::client::Client::connect(d.url(), {.authorization = authorization});
+    return client->execute(request("async () => 1")).ok();
+  } catch (const corral::Error& e) {
+    EXPECT_EQ(e.code(), corral::FailureCode::connection_rejected) << e.what();
+    return false;
+  }
+}
+
+TEST(Operator, SighupReloadsTheTokenFileAndLogsCountsNotTokens) {
+  const std::string file = testing::TempDir() + "/sighup_tokens";
+  write_atomically(file, "# operators\nold-token-aaa\nkept-token-bbb\n");
+  Daemon d({"--auth-token-file", file});
+  EXPECT_TRUE(admitted(d, "Bearer old-token-aaa"));
+  auto held = corral::client::Client::connect(d.url(), {.authorization = "Bearer old-token-aaa"});
+
+  write_atomically(file, "kept-token-bbb\nnew-token-ccc\n");
+  d.process.signal(SIGHUP);
+  ASSERT_TRUE(d.process.wait_for_stderr("token file reloaded: 2 tokens (1 added, 1 removed)"))
+      << d.process.stderr_text();
+  EXPECT_FALSE(admitted(d, "Bearer old-token-aaa"));
+  EXPECT_TRUE(admitted(d, "Bearer new-token-ccc"));
+  EXPECT_TRUE(admitted(d, "Bearer kept-token-bbb"));
+  // The connection admitted before the reload keeps working.
+  EXPECT_TRUE(held->execute(request("async () => 2")).ok());
+
+  // A file that holds no token, then none at all: the tokens in force stay.
+  write_atomically(file, "# nobody\n");
+  d.process.signal(SIGHUP);
+  ASSERT_TRUE(d.process.wait_for_stderr("holds no token")) << d.process.stderr_text();
+  EXPECT_TRUE(admitted(d, "Bearer new-token-ccc"));
+  std::filesystem::remove(file);
+  d.process.signal(SIGHUP);
+  ASSERT_TRUE(d.process.wait_for_stderr("cannot read " + file)) << d.process.stderr_text();
+  EXPECT_TRUE(admitted(d, "Bearer new-token-ccc"));
+  EXPECT_FALSE(admitted(d, "Bearer old-token-aaa"));
+  EXPECT_EQ(d.get("/healthz").status, 200);
+
+  const std::string err = d.process.stderr_text();
+  for (const char* token : {"old-token-aaa", "kept-token-bbb", "new-token-ccc"})
+    EXPECT_EQ(err.find(token), std::string::npos) << token << " in the log:\n" << err;
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(), 0);
+}
+
+TEST(Operator, TheBearerSchemeIsCaseInsensitive) {
+  Daemon d({"--auth-token", "s3cret"});
+  for (const char* authorization :
+       {"Bearer s3cret", "bearer s3cret", "BEARER s3cret", "bEaReR    s3cret"})
+    EXPECT_TRUE(admitted(d, authorization)) << authorization;
+  for (const char* authorization :
+       {"Bearers3cret", "Basic s3cret", "Bearer", "Bearer s3cret extra", "Bearer S3CRET"})
+    EXPECT_FALSE(admitted(d, authorization)) << authorization;
+}
+
+TEST(Operator, ASecondSigtermDuringTheDrainStopsAtOnceAndLeavesNoWorker) {
+  Daemon d({"--shutdown-grace", "60s", "--max-workers", "1"});
+  std::thread run([&] {
+    auto client = corral::client::Client::connect(d.url());
+    corral::client::ExecuteRequest r = request("async () => { for (;;) {} }");
+    r.timeout = corral::client::Timeout::of(50s);
+    client->execute(r);  // broken by the forced stop
+  });
+  while (boost::json::parse(d.admin("GET", "/__status__").body)
+             .as_object()
+             .at("executions")
+             .as_object()
+             .at("running")
+             .as_int64() != 1) {
+  }
+  std::vector<pid_t> workers = children_of(d.process.pid());
+  for (pid_t child : std::vector<pid_t>(workers)) {
+    for (pid_t grandchild : children_of(child)) workers.push_back(grandchild);
+  }
+  ASSERT_FALSE(workers.empty());
+  d.process.signal(SIGTERM);
+  // The drain has begun once readiness fails; the run holds it open.
+  while (d.get("/readyz").status == 200) {
+  }
+  const auto second = std::chrono::steady_clock::now();
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(10s), 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - second, 3s);
+  const std::string err = d.process.stderr_text();
+  EXPECT_NE(err.find("received a second SIGTERM during the stop: stopping at once (exit 3)"),
+            std::string::npos)
+      << err;
+  // Every worker process is gone (re-parented and reaped, or never a zombie
+  // for long).
+  for (pid_t pid : workers) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (::kill(pid, 0) == 0 && state_of(pid) != "Z" &&
+           std::chrono::steady_clock::now() < deadline) {
+      pollfd none{-1, 0, 0};
+      ::poll(&none, 1, 20);  // a process's exit has no fd to wait on
+    }
+    EXPECT_TRUE(::kill(pid, 0) != 0 || state_of(pid) == "Z") << "worker " << pid << " survived";
+  }
+  run.join();
+}
+
+TEST(Operator, MaintenanceChangesAreIdempotentAndSayTheState) {
+  Daemon d({});
+  EXPECT_EQ(d.admin("PUT", "/__maintenance__").body, "{\"maintenance\":true,\"changed\":true}\n");
+  EXPECT_EQ(d.admin("PUT", "/__maintenance__").body, "{\"maintenance\":true,\"changed\":false}\n");
+  EXPECT_EQ(d.admin("DELETE", "/__maintenance__").body,
+            "{\"maintenance\":false,\"changed\":true}\n");
+  EXPECT_EQ(d.admin("DELETE", "/__maintenance__").body,
+            "{\"maintenance\":false,\"changed\":false}\n");
+  EXPECT_EQ(d.get("/readyz").status, 200);
 }
 
 }  // namespace
