@@ -1,5 +1,7 @@
 #include "daemon/admin.hpp"
 
+#include "server/accept_backoff.hpp"
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -83,8 +85,18 @@ class AdminListener::Impl {
       auto [ec, socket] = co_await acceptor_.async_accept(asio::as_tuple(asio::use_awaitable));
       if (ec) {
         if (!acceptor_.is_open()) co_return;
+        // Out of descriptors: wait (or refuse one through the spare fd)
+        // instead of spinning (src/server/accept_backoff.hpp).
+        if (server::AcceptBackoff::exhausted(ec)) {
+          const auto wait = backoff_.failed(acceptor_.native_handle(), ec);
+          if (wait.count() > 0) {
+            asio::steady_timer timer(io_, wait);
+            co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+          }
+        }
         continue;
       }
+      backoff_.succeeded();
       asio::co_spawn(io_, serve(std::move(socket)), asio::detached);
     }
   }
@@ -136,6 +148,9 @@ class AdminListener::Impl {
   std::uint16_t port_;
   AdminHandler handler_;
   std::function<void(const std::string&)> on_error_;
+  server::AcceptBackoff backoff_{"admin", [this](const std::string& line) {
+                                   if (on_error_) on_error_(line);
+                                 }};
   server::GuardPolicy policy_;
   std::optional<server::RequestGuard> guard_;  // set once bound
   asio::io_context io_;

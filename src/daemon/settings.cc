@@ -249,6 +249,18 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       duration(&Settings::max_connection_age, true));
   add("ping-interval", "Ping every socket this often; drop those that missed one (0: off)",
       format_ms(d.ping_interval), duration(&Settings::ping_interval, true));
+  add("max-connections", "Connections open at once; more are refused with 503 (0: no cap)",
+      std::to_string(d.max_connections), count(&Settings::max_connections, 0));
+  add("max-connections-per-address",
+      "Connections open at once from one remote address; more are refused with 503 (0: no cap)",
+      std::to_string(d.max_connections_per_address),
+      count(&Settings::max_connections_per_address, 0));
+  add("header-timeout", "A request head must be complete this long after it starts",
+      format_ms(d.header_timeout), duration(&Settings::header_timeout, false));
+  add("idle-timeout", "Reading a request body or writing a response must end within this",
+      format_ms(d.idle_timeout), duration(&Settings::idle_timeout, false));
+  add("keep-alive-timeout", "An idle keep-alive HTTP connection is closed after this",
+      format_ms(d.keep_alive_timeout), duration(&Settings::keep_alive_timeout, false));
   add("grace", "Margin past a run's timeout before its worker is killed", format_ms(d.grace),
       duration(&Settings::grace, false));
   add("shutdown-delay", "On stop, keep accepting this long while readiness fails", "0",
@@ -507,6 +519,11 @@ server::Options to_server_options(const Settings& settings) {
   if (settings.max_connection_age.count() > 0)
     options.max_connection_age = settings.max_connection_age;
   options.ping_interval = settings.ping_interval;
+  options.max_connections = settings.max_connections;
+  options.max_connections_per_address = settings.max_connections_per_address;
+  options.headers_timeout = settings.header_timeout;
+  options.idle_timeout = settings.idle_timeout;
+  options.keep_alive_timeout = settings.keep_alive_timeout;
   options.shutdown_delay = settings.shutdown_delay;
   // The drain: what is left of the grace after the delay, the pool's kill
   // spacing, and a second for the admin listener and the log flush.
