@@ -1,5 +1,9 @@
 #include "daemon/admin.hpp"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+
 #include "server/accept_backoff.hpp"
 
 #include <boost/asio.hpp>
@@ -118,6 +122,16 @@ class AdminListener::Impl {
       // reaches no handler.
       if (const server::GuardVerdict verdict = guard_->check(request); !verdict.allowed()) {
         answer = {verdict.status, verdict.body()};
+      } else if (request.method() != http::verb::get && request.method() != http::verb::head &&
+                 caller_gone(stream.socket())) {
+        // A change whose caller has given up (its deadline passed while
+        // this listener was behind) is not applied: a `corral maintenance
+        // on` that reported a timeout must not take effect later.
+        if (on_error_)
+          on_error_("admin " + std::string(request.method_string()) + " " + std::string(target) +
+                    ": the caller hung up before it was handled; not applied");
+        close_quietly(stream);
+        co_return;
       } else {
         try {
           answer = handler_(
@@ -141,6 +155,20 @@ class AdminListener::Impl {
     } catch (const std::exception&) {
       // A peer that went away or sent garbage: nothing to answer.
     }
+    open_.erase(&stream);
+  }
+
+  // True when the peer has closed or reset its side: nothing is left to
+  // read and the socket says end of file or an error.
+  static bool caller_gone(tcp::socket& socket) {
+    char byte;
+    const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+  }
+
+  void close_quietly(beast::tcp_stream& stream) {
+    boost::system::error_code ignored;
+    stream.socket().close(ignored);
     open_.erase(&stream);
   }
 
@@ -216,8 +244,13 @@ AdminResponse admin_request(const std::string& host, std::uint16_t port, std::st
   if (failure) {
     throw std::runtime_error("admin listener at " + host + ":" + std::to_string(port) + ": " +
                              step + ": " +
-                             (failure == beast::error::timeout ? std::string("no answer within 5 s")
-                                                               : failure.message()));
+                             (failure == beast::error::timeout
+                                  ? std::string("no answer within 5 s") +
+                                        (method == "GET" || method == "HEAD"
+                                             ? ""
+                                             : " (the daemon drops a change whose caller has "
+                                               "hung up)")
+                                  : failure.message()));
   }
   return {static_cast<int>(response.result_int()), response.body()};
 }

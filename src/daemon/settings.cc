@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/units.hpp"
+#include "daemon/tokens.hpp"
 #include "server/request_guard.hpp"
 
 namespace corral::daemon {
@@ -552,60 +553,15 @@ mcp::Options to_mcp_options(const Settings& settings) {
   return options;
 }
 
-namespace {
-
-// Compares in time independent of where the first difference is.
-bool same_secret(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff |= static_cast<unsigned char>(x ^ y);
-  }
-  return diff == 0;
-}
-
-std::vector<std::string> read_tokens(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("--auth-token-file: cannot read " + path);
-  std::vector<std::string> tokens;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    const auto last = line.find_last_not_of(" \t\r");
-    tokens.push_back(line.substr(first, last - first + 1));
-  }
-  if (tokens.empty()) throw std::runtime_error("--auth-token-file: " + path + " holds no token");
-  return tokens;
-}
-
-}  // namespace
-
 server::IdentityHook make_identity_hook(const Settings& settings) {
   std::vector<std::string> tokens;
   if (!settings.auth_token.empty()) tokens.push_back(settings.auth_token);
-  if (!settings.auth_token_file.empty()) tokens = read_tokens(settings.auth_token_file);
+  if (!settings.auth_token_file.empty()) tokens = read_token_file(settings.auth_token_file);
   if (tokens.empty()) {
     return server::sync_identity(
         [](const server::Handshake&) { return server::Decision::admit("anonymous"); });
   }
-  return server::sync_identity([tokens](const server::Handshake& handshake) {
-    auto it = handshake.headers.find("authorization");
-    if (it == handshake.headers.end()) return server::Decision::refuse("no bearer token");
-    const std::string& header = it->second;
-    constexpr std::string_view kBearer = "Bearer ";
-    if (header.size() <= kBearer.size() || header.compare(0, kBearer.size(), kBearer) != 0)
-      return server::Decision::refuse("authorization is not a bearer token");
-    const std::string_view presented = std::string_view(header).substr(kBearer.size());
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if (same_secret(presented, tokens[i]))
-        return server::Decision::admit("token-" + std::to_string(i + 1));
-    }
-    return server::Decision::refuse("unknown bearer token");
-  });
+  return bearer_identity(std::make_shared<const TokenSet>(std::move(tokens)));
 }
 
 }  // namespace corral::daemon

@@ -873,4 +873,19 @@ TEST(Operator, MaintenanceChangesAreIdempotentAndSayTheState) {
   EXPECT_EQ(d.get("/readyz").status, 200);
 }
 
+TEST(Operator, AMaintenanceOnThatTimedOutIsNeverAppliedLater) {
+  Daemon d({});
+  // A daemon that cannot answer in time: stopped, its sockets still queue.
+  d.process.signal(SIGSTOP);
+  Process on({kCorral, "maintenance", "on", "--admin-port", std::to_string(d.admin_port)});
+  EXPECT_EQ(on.wait(20s), 1);
+  EXPECT_NE(on.stderr_text().find("no answer within 5 s"), std::string::npos) << on.stderr_text();
+  d.process.signal(SIGCONT);
+  // The request it had queued is read now, after its caller gave up.
+  EXPECT_TRUE(d.process.wait_for_stderr("the caller hung up before it was handled; not applied"))
+      << d.process.stderr_text();
+  EXPECT_EQ(d.admin("GET", "/__maintenance__").body, "{\"maintenance\":false,\"changed\":false}\n");
+  EXPECT_EQ(d.get("/readyz").status, 200);
+}
+
 }  // namespace
