@@ -106,7 +106,7 @@ TEST(Utf8Replace, MaximalSubpartsAsUnicodeRecommends) {
                      "b\x80"
                      "c\x80\xBF"
                      "d"),
-            "a" + repeat_fffd(3) + "b" + kFffd + "c" + repeat_fffd(2) + "d");
+            std::string("a") + repeat_fffd(3) + "b" + kFffd + "c" + repeat_fffd(2) + "d");
 }
 
 TEST(Utf8Replace, AppendCopiesValidRunsAroundEachReplacement) {
@@ -151,7 +151,7 @@ TEST(JsonWriter, NeverWritesInvalidUtf8) {
   const std::string hostile = std::string("a\xFF") + "\xED\xA0\x80" + "\xC0\xAF" + "\xE2\x82";
   const std::string text = json::serialize(json::string_view(hostile.data(), hostile.size()));
   EXPECT_TRUE(is_valid_utf8(text));
-  EXPECT_EQ(json::parse(text).as_string(), "a" + repeat_fffd(1 + 3 + 2 + 1));
+  EXPECT_EQ(json::parse(text).as_string(), std::string("a") + repeat_fffd(1 + 3 + 2 + 1));
   // Valid multi-byte text and escapes pass as before.
   EXPECT_EQ(json::serialize(json::string_view("\u00e9\"\n\U0001F600")),
             "\"\u00e9\\\"\\n\U0001F600\"");
