@@ -52,16 +52,18 @@ void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::sock
     // Reads (and drops) what the peer sent until it closes or the deadline
     // passes, so closing does not reset the connection before the 503 is read.
     static void drain(std::shared_ptr<Refusal> self) {
+      // Both taken before the handler's capture moves `self` (the order in
+      // which a call's arguments are evaluated is unspecified).
       auto& stream = self->stream;
-      stream.async_read_some(asio::buffer(self->sink),
-                             [self = std::move(self)](beast::error_code ec, std::size_t) {
-                               if (!ec) {
-                                 drain(self);
-                                 return;
-                               }
-                               beast::error_code ignored;
-                               self->stream.socket().close(ignored);
-                             });
+      auto buffer = asio::buffer(self->sink);
+      stream.async_read_some(buffer, [self = std::move(self)](beast::error_code ec, std::size_t) {
+        if (!ec) {
+          drain(self);
+          return;
+        }
+        beast::error_code ignored;
+        self->stream.socket().close(ignored);
+      });
     }
   };
   state->metrics.connection_rejected();
