@@ -36,28 +36,6 @@ std::optional<pid_t> parse_pid(std::string_view text) {
   return pid;
 }
 
-// Children of every thread of this process (a child's parent is the
-// thread that spawned it).
-std::vector<pid_t> children() {
-  std::vector<pid_t> all;
-  for (const std::string& task : directory_names("/proc/self/task")) {
-    std::ifstream in("/proc/self/task/" + task + "/children");
-    pid_t pid;
-    while (in >> pid) all.push_back(pid);
-  }
-  return all;
-}
-
-bool is_zombie(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  // "pid (comm) S ...": comm may hold spaces and parentheses; the state
-  // follows the last ')'.
-  const std::size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
-}
-
 // The pids this process holds a pidfd for: the children someone waits for.
 std::set<pid_t> pidfd_targets() {
   std::set<pid_t> pids;
@@ -82,10 +60,32 @@ std::set<pid_t> pidfd_targets() {
 
 }  // namespace
 
+std::vector<pid_t> children_of(pid_t pid) {
+  const std::string root = pid == 0 ? "/proc/self" : "/proc/" + std::to_string(pid);
+  std::vector<pid_t> all;
+  for (const std::string& task : directory_names((root + "/task").c_str())) {
+    std::ifstream in(root + "/task/" + task + "/children");
+    pid_t child;
+    while (in >> child) all.push_back(child);
+  }
+  return all;
+}
+
+std::string process_state(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // "pid (comm) S ...": comm may hold spaces and parentheses; the state
+  // follows the last ')'.
+  const std::size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return {};
+  return stat.substr(close + 2, 1);
+}
+
 std::size_t reap_orphans(std::set<pid_t>& suspects) {
   std::vector<pid_t> zombies;
-  for (pid_t pid : children()) {
-    if (is_zombie(pid)) zombies.push_back(pid);
+  for (pid_t pid : children_of()) {
+    if (process_state(pid) == "Z") zombies.push_back(pid);
   }
   std::set<pid_t> next;
   std::size_t reaped = 0;

@@ -19,9 +19,19 @@
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace corral::process {
+
+// Children of every thread of `pid` (a child's parent is the thread that
+// spawned it), from /proc/PID/task/*/children; 0 is this process.
+std::vector<pid_t> children_of(pid_t pid = 0);
+
+// `pid`'s state letter from /proc/PID/stat ("R", "S", "Z", ...), or "" when
+// there is no such process (gone, or reaped).
+std::string process_state(pid_t pid);
 
 // One pass of the rule above. `suspects` carries the zombies without a
 // pidfd seen on the previous pass; returns how many were reaped.

@@ -26,6 +26,7 @@
 #include "corral/client.hpp"
 #include "daemon/admin.hpp"
 #include "gtest/gtest.h"
+#include "process/orphans.hpp"
 
 extern char** environ;
 
@@ -33,6 +34,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using corral::daemon::admin_request;
+using corral::process::children_of;
+using corral::process::process_state;
 
 // A child process with its stdout and stderr on pipes.
 class Process {
@@ -257,27 +260,6 @@ TEST(Serve, AnswersEveryPathTheManifestsAndTheImagePoll) {
   for (const std::string& path : paths) EXPECT_EQ(d.get(path).status, 200) << path;
 }
 
-// Children of every thread of `pid`.
-std::vector<pid_t> children_of(pid_t pid) {
-  std::vector<pid_t> all;
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-    std::ifstream in(task.path() / "children");
-    pid_t child;
-    while (in >> child) all.push_back(child);
-  }
-  return all;
-}
-
-std::string state_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const std::size_t close = stat.rfind(')');
-  return close == std::string::npos ? "" : stat.substr(close + 2, 1);
-}
-
 // Kills the pid-namespace reaper of a live worker three times over: each
 // time the worker it held (pid 1 of its own namespace) re-parents to the
 // daemon, as a child subreaper or as PID 1 of a container, and must be
@@ -301,15 +283,15 @@ void expect_orphaned_workers_reaped(Daemon& d, pid_t daemon_pid) {
     ASSERT_EQ(::kill(reaper, SIGKILL), 0);
     // A zombie has no event to await from outside its parent: bounded poll.
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (!state_of(worker).empty() && std::chrono::steady_clock::now() < deadline) {
+    while (!process_state(worker).empty() && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(10ms);
     }
-    EXPECT_EQ(state_of(worker), "") << "worker " << worker << " was never reaped";
+    EXPECT_EQ(process_state(worker), "") << "worker " << worker << " was never reaped";
     auto next = client->execute(request("async () => 6 * 7"));
     ASSERT_TRUE(next.ok()) << next.failure->message;
     EXPECT_EQ(next.execution->value(), "42");
   }
-  for (pid_t child : children_of(daemon_pid)) EXPECT_NE(state_of(child), "Z") << child;
+  for (pid_t child : children_of(daemon_pid)) EXPECT_NE(process_state(child), "Z") << child;
   client->close();
 }
 
@@ -856,12 +838,13 @@ TEST(Operator, ASecondSigtermDuringTheDrainStopsAtOnceAndLeavesNoWorker) {
   // for long).
   for (pid_t pid : workers) {
     const auto deadline = std::chrono::steady_clock::now() + 5s;
-    while (::kill(pid, 0) == 0 && state_of(pid) != "Z" &&
+    while (::kill(pid, 0) == 0 && process_state(pid) != "Z" &&
            std::chrono::steady_clock::now() < deadline) {
       pollfd none{-1, 0, 0};
       ::poll(&none, 1, 20);  // a process's exit has no fd to wait on
     }
-    EXPECT_TRUE(::kill(pid, 0) != 0 || state_of(pid) == "Z") << "worker " << pid << " survived";
+    EXPECT_TRUE(::kill(pid, 0) != 0 || process_state(pid) == "Z")
+        << "worker " << pid << " survived";
   }
   run.join();
 }

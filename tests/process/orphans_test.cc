@@ -38,14 +38,6 @@ pid_t spawn_shell(const std::string& script, int fd3 = -1, int fd4 = -1) {
   return pid;
 }
 
-std::string state_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const std::size_t close = stat.rfind(')');
-  return close == std::string::npos ? "" : stat.substr(close + 2, 1);
-}
-
 // Sweeps until `want` zombies were reaped in all (a zombie has no event of
 // its own to await once its parent is not the one watching).
 std::size_t sweep_until(std::set<pid_t>& suspects, std::size_t want) {
@@ -84,7 +76,7 @@ TEST_F(Orphans, AnOrphanedGrandchildIsReapedOnTheSecondSweep) {
 
   std::set<pid_t> suspects;
   EXPECT_EQ(sweep_until(suspects, 1), 1u);
-  EXPECT_EQ(state_of(orphan), "") << "the orphan is still there";
+  EXPECT_EQ(process_state(orphan), "") << "the orphan is still there";
   EXPECT_EQ(::waitpid(orphan, nullptr, WNOHANG), -1);  // already reaped
 }
 
