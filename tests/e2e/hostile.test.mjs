@@ -1,0 +1,553 @@
+// Hostile clients against a real `corral serve` (and `corral mcp`), issue 14's
+// "Done means": slowloris, 10k connections against a low fd limit, a foreign
+// Origin/Host table, a client that never reads, oversized and malformed
+// frames, output that is not UTF-8 over MCP stdio and HTTP. Every case ends
+// by asserting the daemon's own health (health.mjs: /healthz within 100 ms, a
+// trivial execute over the npm `ws` client, fds and VmRSS back near their
+// start), and prints its numbers as `# ...` lines.
+//
+//   cd tests/e2e && CORRAL_BINARY=.../corral node --test hostile.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import WebSocket from 'ws';
+import {
+  assertHealthy, baseline, corral, frame, get, healthz, pollUntil, procStats, rawRequest,
+  rawWebSocket, root, startDaemon, upgradeRequest, FD_SLACK, RSS_SLACK_KIB,
+} from './health.mjs';
+
+const ms = (t) => `${t.toFixed(1)} ms`;
+
+// ---------------------------------------------------------------- slowloris
+
+// Opens a connection and writes `text` one byte every `everyMs`; resolves
+// with how long after connecting the server closed it (and whether it had
+// written all of it, which must not happen within the test's bounds).
+function drip(port, text, everyMs) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    let opened = 0;
+    let sent = 0;
+    let answered = '';
+    let timer;
+    socket.on('connect', () => {
+      opened = performance.now();
+      timer = setInterval(() => {
+        if (sent < text.length && socket.writable) socket.write(text[sent++]);
+      }, everyMs);
+    });
+    socket.on('data', (d) => (answered += d));
+    socket.on('error', () => {}); // a write racing the server's close: EPIPE/ECONNRESET
+    socket.on('close', () => {
+      clearInterval(timer);
+      if (!opened) return reject(new Error('never connected'));
+      resolve({ afterMs: performance.now() - opened, sent, complete: sent === text.length, answered });
+    });
+  });
+}
+
+test('slowloris: heads dripped a byte at a time are cut at --header-timeout, probes answer throughout', async () => {
+  const daemon = await startDaemon(['--header-timeout', '1s']);
+  try {
+    const start = await baseline(daemon);
+    const { port } = daemon;
+    const attackers = [];
+    for (let i = 0; i < 150; i++) {
+      // Half drip an upgrade, half a probe; each head is far longer than the
+      // 10 bytes a second the drip reaches.
+      const text = i % 2 ? upgradeRequest(port) : get(port, '/healthz');
+      attackers.push(drip(port, text, 100));
+    }
+    let done = false;
+    const all = Promise.all(attackers).finally(() => (done = true));
+    // Probes while the attack runs, one after another.
+    const probes = [];
+    while (!done) {
+      const probe = await healthz(port);
+      assert.equal(probe.status, 200, `during the attack: ${probe.status} ${probe.body}`);
+      probes.push(probe.ms);
+    }
+    const cut = await all;
+    const after = cut.map((c) => c.afterMs);
+    console.log(
+      `# slowloris: 150 drips cut after ${ms(Math.min(...after))} .. ${ms(Math.max(...after))} ` +
+        `(${Math.min(...cut.map((c) => c.sent))} .. ${Math.max(...cut.map((c) => c.sent))} bytes sent); ` +
+        `${probes.length} probes during it, slowest ${ms(Math.max(...probes))}`,
+    );
+    assert.ok(probes.length >= 3, `only ${probes.length} probes ran during the attack`);
+    assert.ok(Math.max(...probes) < 500, `a probe during the attack took ${ms(Math.max(...probes))}`);
+    for (const c of cut) {
+      assert.equal(c.complete, false);
+      assert.equal(c.answered, '', 'a cut head gets no answer');
+      // Cut by the 1 s header timeout: not before it, and not much later.
+      assert.ok(c.afterMs >= 900 && c.afterMs < 4_000, `cut after ${ms(c.afterMs)}`);
+    }
+    await assertHealthy(daemon, start, 'slowloris');
+  } finally {
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// ------------------------------------------- many connections, few descriptors
+
+// Opens `count` idle connections (they send nothing) and tracks each: held
+// open by the daemon, or answered (a 503 from the cap or the spare fd) and
+// closed. `settled()` resolves once at most `maxHeld` are still held.
+function flood(port, count) {
+  const sockets = [];
+  const statuses = new Map();
+  let answered = 0;
+  let closedUnanswered = 0;
+  let errors = 0;
+  let connected = 0;
+  const retryAfter = new Set();
+  let waiter = null;
+  const check = () => waiter?.();
+  for (let i = 0; i < count; i++) {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    let data = '';
+    let done = false;
+    socket.on('connect', () => {
+      connected++;
+      check();
+    });
+    socket.on('data', (d) => {
+      data += d;
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(data);
+      if (status && !done && data.includes('\r\n\r\n')) {
+        done = true;
+        answered++;
+        statuses.set(status[1], (statuses.get(status[1]) ?? 0) + 1);
+        const header = /\r\nretry-after: *(\S+)/i.exec(data);
+        retryAfter.add(header ? header[1] : '(none)');
+        check();
+      }
+    });
+    socket.on('error', (e) => {
+      if (e.code !== 'ECONNRESET' && e.code !== 'EPIPE') errors++;
+    });
+    socket.on('close', () => {
+      if (!done) {
+        done = true;
+        closedUnanswered++;
+      }
+      check();
+    });
+    sockets.push(socket);
+  }
+  const held = () => count - answered - closedUnanswered;
+  return {
+    sockets,
+    statuses,
+    retryAfter,
+    counts: () => ({ connected, answered, closedUnanswered, errors, held: held() }),
+    settled(maxHeld, limitMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not settled: ${JSON.stringify(this.counts())}`)), limitMs);
+        waiter = () => {
+          if (connected + errors >= count && held() <= maxHeld) {
+            clearTimeout(timer);
+            waiter = null;
+            resolve(this.counts());
+          }
+        };
+        waiter();
+      });
+    },
+    async close() {
+      const closing = sockets.filter((s) => !s.destroyed).map((s) => once(s, 'close'));
+      for (const s of sockets) s.destroy();
+      await Promise.all(closing);
+    },
+  };
+}
+
+test('10,000 connections against a 256-descriptor limit: told 503, probes answer, no spin, full recovery', async () => {
+  // The header timeout is long so that the connections the daemon holds stay
+  // held until the test closes them.
+  const daemon = await startDaemon(['--header-timeout', '120s'], { nofile: 256 });
+  const waves = [];
+  try {
+    const start = await baseline(daemon);
+    assert.equal(
+      /Max open files\s+(\d+)/.exec(readFileSync(`/proc/${daemon.pid}/limits`, 'utf8'))[1], '256');
+    const cpuBefore = procStats(daemon.pid).cpuTicks;
+    const during = [];
+    let maxFds = 0;
+    for (let w = 0; w < 10; w++) {
+      const wave = flood(daemon.port, 1000);
+      waves.push(wave);
+      // Everything past what 256 descriptors can hold is answered, wave
+      // after wave, while the earlier waves' held connections stay open.
+      await wave.settled(256, 30_000);
+      maxFds = Math.max(maxFds, procStats(daemon.pid).fds);
+      const probe = await healthz(daemon.port);
+      during.push(probe);
+      assert.ok([200, 503].includes(probe.status), `a probe during wave ${w}: ${probe.status}`);
+      // Answered, not left hanging: at worst after the accept backoff's
+      // longest wait (1 s) while descriptors are exhausted.
+      assert.ok(probe.ms < 2_000, `a probe during wave ${w} took ${ms(probe.ms)}`);
+    }
+    const totals = { connected: 0, answered: 0, closedUnanswered: 0, errors: 0, held: 0 };
+    const statuses = {};
+    for (const wave of waves) {
+      for (const [k, v] of Object.entries(wave.counts())) totals[k] += v;
+      for (const [k, v] of wave.statuses) statuses[k] = (statuses[k] ?? 0) + v;
+    }
+    // Not spinning: over one second with every descriptor taken and the
+    // held connections silent, the daemon burns next to no CPU.
+    const idleFrom = procStats(daemon.pid).cpuTicks;
+    const idleStarted = performance.now();
+    await new Promise((r) => setTimeout(r, 1_000)); // a measuring window, not a synchronisation
+    const idleTicks = procStats(daemon.pid).cpuTicks - idleFrom;
+    const idleMs = performance.now() - idleStarted;
+    const held = await healthz(daemon.port);
+    console.log(
+      `# 10k/256 fds: ${JSON.stringify(totals)}, statuses ${JSON.stringify(statuses)}, ` +
+        `Retry-After ${[...new Set(waves.flatMap((w) => [...w.retryAfter]))]}; daemon fds peaked at ${maxFds}; ` +
+        `probes during: ${during.map((p) => `${p.status}/${ms(p.ms)}`).join(' ')}; ` +
+        `while held: ${held.status} in ${ms(held.ms)}; ` +
+        `CPU ${(idleFrom - cpuBefore) * 10} ms over the waves, ` +
+        `${idleTicks * 10} ms over ${ms(idleMs)} held; log ${daemon.log.bytes - start.logBytes} bytes`,
+    );
+    assert.equal(totals.errors, 0);
+    assert.ok(totals.held <= 256, `${totals.held} held`);
+    assert.ok(totals.held >= 100, `only ${totals.held} held: the limit was never reached`);
+    assert.ok(statuses['503'] >= 10_000 - 256, `503s: ${JSON.stringify(statuses)}`);
+    assert.ok(idleTicks * 10 <= 100, `the daemon used ${idleTicks * 10} ms of CPU in ${ms(idleMs)} while idle`);
+    assert.ok(daemon.log.bytes - start.logBytes < 64 * 1024, `log: ${daemon.log.bytes - start.logBytes} bytes`);
+    assert.ok([200, 503].includes(held.status) && held.ms < 2_000, `${held.status} in ${ms(held.ms)}`);
+    for (const wave of waves) await wave.close();
+    await assertHealthy(daemon, start, '10k/256 fds');
+  } finally {
+    for (const wave of waves) await wave.close();
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+test('--max-connections 50: the 51st and later are told 503 with Retry-After, 50 stay held', async () => {
+  const daemon = await startDaemon(['--header-timeout', '120s', '--max-connections', '50'], { nofile: 256 });
+  const waves = [];
+  try {
+    const start = await baseline(daemon);
+    let maxFds = 0;
+    let peakFds = 0;
+    const during = [];
+    for (let w = 0; w < 2; w++) {
+      const wave = flood(daemon.port, 1000);
+      waves.push(wave);
+      await wave.settled(50, 30_000);
+      // Refusals in flight hold a descriptor each until their client has
+      // read the 503 and hung up (a burst of 1000 can reach the fd limit for
+      // a moment); once they are done only the 50 admitted ones stay.
+      peakFds = Math.max(peakFds, procStats(daemon.pid).fds);
+      await pollUntil(() => procStats(daemon.pid).fds <= start.fds + 50 + FD_SLACK, 5_000);
+      maxFds = Math.max(maxFds, procStats(daemon.pid).fds);
+      // The cap counts probes too: one past it is told 503 at once.
+      const probe = await healthz(daemon.port);
+      during.push(probe);
+      assert.equal(probe.status, 503);
+      assert.equal(probe.headers['retry-after'], '1');
+      assert.doesNotThrow(() => JSON.parse(probe.body), probe.body);
+    }
+    const totals = { connected: 0, answered: 0, closedUnanswered: 0, errors: 0, held: 0 };
+    for (const wave of waves) for (const [k, v] of Object.entries(wave.counts())) totals[k] += v;
+    const statuses = {};
+    for (const wave of waves) for (const [k, v] of wave.statuses) statuses[k] = (statuses[k] ?? 0) + v;
+    console.log(
+      `# --max-connections 50: ${JSON.stringify(totals)}, statuses ${JSON.stringify(statuses)}; ` +
+        `daemon fds ${start.fds} -> ${maxFds} settled (peak ${peakFds} while refusing); probes during ${during.map((p) => `${p.status}/${ms(p.ms)}`).join(' ')}`,
+    );
+    assert.equal(totals.errors, 0);
+    assert.equal(totals.held, 50);
+    assert.equal(statuses['503'], 2000 - 50);
+    assert.deepEqual([...new Set(waves.flatMap((w) => [...w.retryAfter]))], ['1']);
+    assert.ok(maxFds <= start.fds + 50 + FD_SLACK, `the daemon held ${maxFds} fds with 50 connections admitted`);
+    for (const wave of waves) await wave.close();
+    await assertHealthy(daemon, start, '--max-connections 50');
+  } finally {
+    for (const wave of waves) await wave.close();
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// ------------------------------------------------------ foreign Host and Origin
+
+const INIT = JSON.stringify({
+  jsonrpc: '2.0', id: 1, method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
+});
+
+// The request of each surface with `hostLines` (whole header lines, so that a
+// test can send none, an empty one or two) and an optional Origin.
+const surfaces = {
+  'executor upgrade': (port, hostLines, origin) =>
+    `GET / HTTP/1.1\r\n${hostLines}Upgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${origin}\r\n`,
+  '/healthz': (port, hostLines, origin) => `GET /healthz HTTP/1.1\r\n${hostLines}${origin}Connection: close\r\n\r\n`,
+  '/mcp': (port, hostLines, origin) =>
+    `POST /mcp HTTP/1.1\r\n${hostLines}${origin}Content-Type: application/json\r\n` +
+    `Accept: application/json, text/event-stream\r\nContent-Length: ${INIT.length}\r\nConnection: close\r\n\r\n${INIT}`,
+  'admin PUT /__maintenance__': (port, hostLines, origin) =>
+    `PUT /__maintenance__ HTTP/1.1\r\n${hostLines}${origin}Content-Length: 0\r\nConnection: close\r\n\r\n`,
+};
+const good = { 'executor upgrade': 101, '/healthz': 200, '/mcp': 200, 'admin PUT /__maintenance__': 200 };
+
+test('foreign Host and Origin on every surface: refused with 400/403 and a JSON reason, good ones pass', async () => {
+  const manifest = path.join(root, 'tests/mcp/fixtures/mcp_tools.yaml');
+  const daemon = await startDaemon(['--mcp-manifest', manifest]);
+  try {
+    const start = await baseline(daemon);
+    const hosts = [
+      ['evil.com', 403], ['localhost.evil.com', 403], ['127.0.0.1.nip.io', 403],
+      ['localhost:80@evil.com', 400], ['[::1]junk', 400], ['', 400],
+    ];
+    const origins = ['http://evil.com', 'null', 'http://localhost.evil.com'];
+    const maintenance = async () =>
+      JSON.parse((await rawRequest(daemon.adminPort, get(daemon.adminPort, '/__maintenance__'))).body).maintenance;
+    const rows = [];
+    for (const [surface, build] of Object.entries(surfaces)) {
+      const port = surface.startsWith('admin') ? daemon.adminPort : daemon.port;
+      const cases = [
+        ...hosts.map(([h, status]) => [`Host: ${JSON.stringify(h)}`, `Host: ${h}\r\n`, '', status]),
+        ['two Host headers', `Host: 127.0.0.1:${port}\r\nHost: 127.0.0.1:${port}\r\n`, '', 400],
+        ['no Host (HTTP/1.1)', '', '', 400],
+        ...origins.map((o) => [`Origin: ${o}`, `Host: 127.0.0.1:${port}\r\n`, `Origin: ${o}\r\n`, 403]),
+      ];
+      for (const [label, hostLines, origin, status] of cases) {
+        const answer = await rawRequest(port, build(port, hostLines, origin));
+        rows.push(`${surface} ${label}: ${answer.status}`);
+        assert.equal(answer.status, status, `${surface}, ${label}: ${answer.head}\n${answer.body}`);
+        const reason = JSON.parse(answer.body).error;
+        assert.match(reason, label.startsWith('Origin') ? /Origin/ : /Host/, `${surface}, ${label}`);
+        // A refused maintenance PUT changed nothing.
+        if (surface.startsWith('admin')) assert.equal(await maintenance(), false, `${surface}, ${label}`);
+      }
+      for (const [hostLines, origin] of [
+        [`Host: 127.0.0.1:${port}\r\n`, ''],
+        [`Host: localhost:${port}\r\n`, 'Origin: http://localhost:3000\r\n'],
+      ]) {
+        const answer = await rawRequest(port, build(port, hostLines, origin));
+        assert.equal(answer.status, good[surface], `${surface}, ${hostLines}${origin}: ${answer.head}`);
+        if (surface.startsWith('admin')) {
+          assert.equal(await maintenance(), true);
+          const off = await rawRequest(port,
+            `DELETE /__maintenance__ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+          assert.equal(off.status, 200);
+          assert.equal(await maintenance(), false);
+        }
+      }
+    }
+    console.log(`# Host/Origin table: ${rows.length} refusals as documented on 4 surfaces`);
+    await assertHealthy(daemon, start, 'Host/Origin table');
+  } finally {
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// ------------------------------------------------------- a client that never reads
+
+test('a client that pipelines big results and never reads: the daemon stays bounded', {
+  todo: 'backpressure (helper A)',
+}, async () => {
+  const daemon = await startDaemon(['--max-workers', '2']);
+  try {
+    const start = await baseline(daemon);
+    const socket = net.connect({ port: daemon.port, host: '127.0.0.1' });
+    await once(socket, 'connect');
+    socket.write(upgradeRequest(daemon.port));
+    await once(socket, 'data'); // the 101; after it nothing more is read
+    socket.pause();
+    const requests = 30; // 30 results of 10 MiB: 300 MiB if all were queued
+    for (let id = 1; id <= requests; id++) {
+      const message = JSON.stringify({ jsonrpc: '2.0', id, method: 'execute',
+        params: { code: "'x'.repeat(10 * 1024 * 1024)" } });
+      socket.write(frame(1, Buffer.from(message)));
+    }
+    // The runs finish (or the daemon stops reading the socket): watch the
+    // daemon's peak until it stops growing.
+    let last = -1;
+    let steady = 0;
+    await pollUntil(() => {
+      const { hwmKiB } = procStats(daemon.pid);
+      steady = hwmKiB === last ? steady + 1 : 0;
+      last = hwmKiB;
+      return steady >= 40; // 2 s without a new peak
+    }, 30_000, 50);
+    const peak = procStats(daemon.pid).hwmKiB;
+    console.log(`# non-reading client: VmHWM ${(start.hwmKiB / 1024).toFixed(1)} -> ${(peak / 1024).toFixed(1)} MiB`);
+    socket.destroy();
+    assert.ok(peak < 200 * 1024, `the daemon peaked at ${(peak / 1024).toFixed(1)} MiB`);
+    await assertHealthy(daemon, start, 'non-reading client');
+  } finally {
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// ------------------------------------------------------- oversized and malformed frames
+
+const EXECUTE = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute', params: { code: '1' } }));
+
+// [name, frames to send, close code expected, todo?]
+const frameCases = [
+  ['a frame header announcing 17 MiB (over the 16 MiB limit)', () => [frame(1, Buffer.alloc(0), { length: 17 * 1024 * 1024 })], 1009],
+  ['a binary frame', () => [frame(2, EXECUTE)], 1003, 'close 1003 for binary frames (another helper)'],
+  ['a text frame that is not UTF-8', () => [frame(1, Buffer.from([0x22, 0xff, 0xfe, 0x22]))], 1007],
+  ['a fragmented text message invalid in its last fragment', () => [
+    frame(1, Buffer.from('"abc'), { fin: false }), frame(0, Buffer.from([0xc3, 0x28, 0x22]))], 1007],
+  ['opcode 3 (reserved)', () => [frame(3, EXECUTE)], 1002],
+  ['opcode 11 (reserved control)', () => [frame(11)], 1002],
+  ['RSV1 set without an extension', () => [frame(1, EXECUTE, { rsv: 4 })], 1002],
+  ['RSV3 set', () => [frame(1, EXECUTE, { rsv: 1 })], 1002],
+  ['an unmasked client frame', () => [frame(1, EXECUTE, { mask: false })], 1002],
+  ['a fragmented ping', () => [frame(9, Buffer.from('a'), { fin: false })], 1002],
+  ['a ping with a 126-byte payload', () => [frame(9, Buffer.alloc(126, 0x61))], 1002],
+  ['a continuation with no message started', () => [frame(0, EXECUTE)], 1002],
+  ['a new text frame inside a fragmented message', () => [
+    frame(1, Buffer.from('{"a":'), { fin: false }), frame(1, Buffer.from('1}'))], 1002],
+];
+
+test('oversized and malformed frames: each closed with its code, the daemon unharmed', async (t) => {
+  const daemon = await startDaemon();
+  try {
+    const start = await baseline(daemon);
+    for (const [name, frames, code, todo] of frameCases) {
+      await t.test(name, { todo }, async () => {
+        const ws = await rawWebSocket(daemon.port);
+        for (const f of frames()) ws.send(f);
+        const closed = await ws.closed();
+        console.log(`# ${name}: close ${closed.code}${closed.reason ? ` "${closed.reason}"` : ''}`);
+        assert.equal(closed.code, code);
+        assert.deepEqual(closed.before.map((f) => f.opcode), [], 'no answer before the close');
+        await assertHealthy(daemon, start, name);
+      });
+    }
+    // What a real client sees when it sends a whole message over the limit
+    // (issue 14: close 1006 instead of the documented 1009).
+    await t.test('the ws client sending a 17 MiB message sees close 1009', {
+      todo: 'close 1009 reaches a client that sent the whole message (another helper)',
+    }, async () => {
+      const ws = new WebSocket(daemon.url);
+      await once(ws, 'open');
+      ws.on('error', () => {});
+      const closed = once(ws, 'close');
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute',
+        params: { code: `'${'x'.repeat(17 * 1024 * 1024)}'.length` } }));
+      const [code] = await closed;
+      console.log(`# the ws client's 17 MiB message: close ${code}`);
+      assert.equal(code, 1009);
+      await assertHealthy(daemon, start, '17 MiB message');
+    });
+    await t.test('a good ping is answered with its payload, then a good execute', async () => {
+      const ws = await rawWebSocket(daemon.port);
+      ws.send(frame(9, Buffer.alloc(125, 0x62)));
+      const pong = await ws.nextFrame();
+      assert.equal(pong.opcode, 10);
+      assert.deepEqual(pong.payload, Buffer.alloc(125, 0x62));
+      ws.send(frame(1, EXECUTE));
+      const answer = await ws.nextFrame();
+      assert.equal(JSON.parse(answer.payload.toString()).result.execution.value, 1);
+      ws.send(frame(8, Buffer.from([0x03, 0xe8])));
+      assert.equal((await ws.closed()).code, 1000);
+    });
+    for (const [name, key, todo] of [
+      ['a Sec-WebSocket-Key that is not 16 bytes of base64', 'c2hvcnQ=', 'a bad key is refused 400 (another helper)'],
+      ['a Sec-WebSocket-Key that is not base64', 'not base64 at all!!!', 'a bad key is refused 400 (another helper)'],
+      ['no Sec-WebSocket-Key', null],
+    ]) {
+      await t.test(name, { todo }, async () => {
+        const request = key === null
+          ? upgradeRequest(daemon.port).replace(/Sec-WebSocket-Key: [^\r]*\r\n/, '')
+          : upgradeRequest(daemon.port, { key });
+        const answer = await rawRequest(daemon.port, request);
+        console.log(`# ${name}: ${answer.status}`);
+        assert.equal(answer.status, 400, answer.head);
+        await assertHealthy(daemon, start, name);
+      });
+    }
+  } finally {
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// ------------------------------------------------------- output that is not UTF-8
+
+const notUtf8 = path.join(root, 'tests/mcp/fixtures/not_utf8.yaml');
+
+// The bound commands print `a\xffb` (and `\xff` on stderr) and eight letters
+// and a euro sign the 10-byte budget cuts inside. Called a few times over:
+// each call succeeds with U+FFFD, says `replaced`, cuts between characters,
+// and the session serves the next call.
+async function notUtf8Calls(client) {
+  for (let i = 0; i < 5; i++) {
+    const bad = await client.callTool({ name: 'bytes_bad_byte', arguments: {} });
+    assert.equal(bad.isError, undefined, JSON.stringify(bad));
+    assert.deepEqual(bad.structuredContent,
+      { stdout: 'a\uFFFDb', stderr: '\uFFFD', exitCode: 0, truncated: false, replaced: true });
+    assert.ok(bad.content.some((c) => c.type === 'text' && c.text.includes('a\uFFFDb')));
+    const cut = await client.callTool({ name: 'bytes_cut_char', arguments: {} });
+    assert.equal(cut.isError, undefined, JSON.stringify(cut));
+    assert.equal(cut.structuredContent.stdout, 'aaaaaaaa');
+    assert.equal(cut.structuredContent.truncated, true);
+    assert.notEqual(cut.structuredContent.replaced, true, 'a cut between characters replaces nothing');
+    const code = await client.callTool({ name: 'execute', arguments: {
+      code: 'async () => (await codemode.bytes_bad_byte({})).stdout' } });
+    assert.equal(code.isError, undefined, JSON.stringify(code));
+    assert.equal(code.structuredContent.value, 'a\uFFFDb');
+  }
+  assert.deepEqual(await client.ping(), {});
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((t) => t.name === 'bytes_bad_byte'));
+}
+
+test('corral mcp over stdio: a bound command printing bytes that are not UTF-8', async () => {
+  const transport = new StdioClientTransport({
+    command: corral, args: ['mcp', '--mcp-manifest', notUtf8, '--max-workers', '1'], stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr.on('data', (d) => (log = (log + d).slice(-4096)));
+  const client = new Client({ name: 'corral-hostile', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const pid = transport.pid;
+    await client.callTool({ name: 'execute', arguments: { code: '1' } });
+    const start = procStats(pid);
+    await notUtf8Calls(client);
+    const now = await pollUntil(() => {
+      const s = procStats(pid);
+      return s.fds <= start.fds + FD_SLACK ? s : null;
+    }, 5_000) || procStats(pid);
+    console.log(`# corral mcp (stdio): fds ${start.fds} -> ${now.fds}, VmRSS ` +
+      `${(start.rssKiB / 1024).toFixed(1)} -> ${(now.rssKiB / 1024).toFixed(1)} MiB`);
+    assert.ok(now.fds <= start.fds + FD_SLACK, log);
+    assert.ok(now.rssKiB <= start.rssKiB + RSS_SLACK_KIB, log);
+    assert.ok(!/terminate|abort/i.test(log), log);
+  } finally {
+    await client.close();
+  }
+});
+
+test('corral serve /mcp over Streamable HTTP: a bound command printing bytes that are not UTF-8', async () => {
+  const daemon = await startDaemon(['--mcp-manifest', notUtf8]);
+  try {
+    const start = await baseline(daemon);
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${daemon.port}/mcp`));
+    const client = new Client({ name: 'corral-hostile', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      await notUtf8Calls(client);
+      await transport.terminateSession();
+    } finally {
+      await client.close();
+    }
+    await assertHealthy(daemon, start, 'non-UTF-8 over /mcp');
+  } finally {
+    assert.equal(await daemon.stop(), 0);
+  }
+});
