@@ -120,6 +120,8 @@ void check_refusal(const json::value& in, std::string_view why, std::string_view
   shape_of(in, 0, s);
   if (s.depth <= ruby::kMaxDepth && !s.non_finite) fail(what.data(), why);
   if (why.empty() || !corral::fuzz::is_utf8(why)) fail("a refusal without a UTF-8 reason", why);
+  // The place is cut (values.cc): a long key or a deep value names itself briefly.
+  if (why.size() > 1024) fail("a refusal longer than 1 KiB", why);
 }
 
 void values(std::string_view text) {

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "core/json.hpp"
 #include "core/json_string.hpp"
@@ -17,13 +18,83 @@ namespace {
 
 using core::is_valid_utf8;
 
+// A refusal names the culprit's place: each key cut to kMaxShownKey bytes,
+// and a place longer than kMaxShownPath keeps its first and last steps.
+constexpr std::size_t kMaxShownKey = 40;
+constexpr std::size_t kMaxShownPath = 400;
+
 struct Writer {
   mrb_state* mrb;
   std::string& out;
   std::string& why;
+  std::string_view root;
+  // The steps from the root to the value being written: an index, or a key
+  // (a view into the key's String or Symbol, alive while it is written).
+  // The place is spelled out only for a refusal: building it for every
+  // element copied the whole path per element (a long key above a wide
+  // array made to_json quadratic).
+  struct Step {
+    mrb_int index = 0;
+    std::string_view key;
+    bool is_key = false;
+  };
+  std::vector<Step> steps;
 
-  bool fail(const std::string& path, std::string_view what) {
-    why = path + " " + std::string(what);
+  static std::string step_text(const Step& step) {
+    std::string text = "[";
+    if (!step.is_key) {
+      text += std::to_string(step.index);
+    } else if (step.key.size() > kMaxShownKey) {
+      std::string cut(step.key.substr(0, core::utf8_cut(step.key, kMaxShownKey)));
+      cut += "...";
+      core::append_json_string(text, cut);
+    } else {
+      core::append_json_string(text, step.key);
+    }
+    text += ']';
+    return text;
+  }
+
+  std::string place() const {
+    std::vector<std::string> parts;
+    std::size_t total = 0;
+    for (const Step& step : steps) {
+      parts.push_back(step_text(step));
+      total += parts.back().size();
+    }
+    std::string text(root);
+    if (total <= kMaxShownPath) {
+      for (const std::string& part : parts) text += part;
+      return text;
+    }
+    // The first steps up to half the budget, "...", then the last ones.
+    std::size_t head = 0, used = 0;
+    while (head < parts.size() && used + parts[head].size() <= kMaxShownPath / 2)
+      used += parts[head++].size();
+    std::size_t tail = parts.size(), tail_used = 0;
+    while (tail > head && tail_used + parts[tail - 1].size() <= kMaxShownPath / 2)
+      tail_used += parts[--tail].size();
+    for (std::size_t i = 0; i < head; ++i) text += parts[i];
+    text += "...";
+    for (std::size_t i = tail; i < parts.size(); ++i) text += parts[i];
+    return text;
+  }
+
+  // A class's name as a refusal shows it: a guest may name a class at
+  // length (Object.const_set("A" * 10**6, Class.new)).
+  std::string class_name(mrb_value v) const {
+    const char* name = mrb_obj_classname(mrb, v);
+    std::string_view text = name ? name : "?";
+    if (text.size() <= kMaxShownKey) return std::string(text);
+    std::string cut(text.substr(0, core::utf8_cut(text, kMaxShownKey)));
+    cut += "...";
+    return cut;
+  }
+
+  bool fail(std::string_view what) {
+    why = place();
+    why += ' ';
+    why += what;
     return false;
   }
 
@@ -41,8 +112,8 @@ struct Writer {
     return false;
   }
 
-  bool write(mrb_value v, const std::string& path, int depth) {
-    if (depth > kMaxDepth) return fail(path, "nests deeper than 128 levels (or is cyclic)");
+  bool write(mrb_value v, int depth) {
+    if (depth > kMaxDepth) return fail("nests deeper than 128 levels (or is cyclic)");
     switch (mrb_type(v)) {
       case MRB_TT_FALSE:
         out += mrb_nil_p(v) ? "null" : "false";
@@ -58,7 +129,7 @@ struct Writer {
       }
       case MRB_TT_FLOAT: {
         const double d = mrb_float(v);
-        if (!std::isfinite(d)) return fail(path, "is a Float that is not finite");
+        if (!std::isfinite(d)) return fail("is a Float that is not finite");
         char buf[64];
         auto r = std::to_chars(buf, buf + sizeof buf, d);
         out.append(buf, r.ptr);
@@ -66,14 +137,14 @@ struct Writer {
       }
       case MRB_TT_STRING: {
         std::string_view s(RSTRING_PTR(v), static_cast<std::size_t>(RSTRING_LEN(v)));
-        if (!is_valid_utf8(s)) return fail(path, "is a String that is not valid UTF-8");
+        if (!is_valid_utf8(s)) return fail("is a String that is not valid UTF-8");
         core::append_json_string(out, s);
         return true;
       }
       case MRB_TT_SYMBOL: {
         std::string_view s;
         key_text(v, s);
-        if (!is_valid_utf8(s)) return fail(path, "is a Symbol that is not valid UTF-8");
+        if (!is_valid_utf8(s)) return fail("is a Symbol that is not valid UTF-8");
         core::append_json_string(out, s);
         return true;
       }
@@ -81,8 +152,9 @@ struct Writer {
         out.push_back('[');
         for (mrb_int i = 0; i < RARRAY_LEN(v); ++i) {
           if (i > 0) out.push_back(',');
-          if (!write(RARRAY_PTR(v)[i], path + "[" + std::to_string(i) + "]", depth + 1))
-            return false;
+          steps.push_back({i, {}, false});
+          if (!write(RARRAY_PTR(v)[i], depth + 1)) return false;
+          steps.pop_back();
         }
         out.push_back(']');
         return true;
@@ -90,11 +162,10 @@ struct Writer {
       case MRB_TT_HASH: {
         struct Walk {
           Writer* self;
-          const std::string* path;
           int depth;
           bool first = true;
           bool ok = true;
-        } walk{this, &path, depth};
+        } walk{this, depth};
         out.push_back('{');
         mrb_hash_foreach(
             mrb, mrb_hash_ptr(v),
@@ -102,26 +173,25 @@ struct Writer {
               auto* w = static_cast<Walk*>(data);
               std::string_view text;
               if (!w->self->key_text(key, text)) {
-                w->ok = w->self->fail(*w->path, std::string("has a key that is a ") +
-                                                    mrb_obj_classname(w->self->mrb, key) +
-                                                    " (keys must be Strings or Symbols)");
+                w->ok =
+                    w->self->fail(std::string("has a key that is a ") + w->self->class_name(key) +
+                                  " (keys must be Strings or Symbols)");
                 return 1;
               }
               if (!is_valid_utf8(text)) {
-                w->ok = w->self->fail(*w->path, "has a key that is not valid UTF-8");
+                w->ok = w->self->fail("has a key that is not valid UTF-8");
                 return 1;
               }
               if (!w->first) w->self->out.push_back(',');
               w->first = false;
               core::append_json_string(w->self->out, text);
               w->self->out.push_back(':');
-              std::string child = *w->path + "[";
-              core::append_json_string(child, text);
-              child += "]";
-              if (!w->self->write(val, child, w->depth + 1)) {
+              w->self->steps.push_back({0, text, true});
+              if (!w->self->write(val, w->depth + 1)) {
                 w->ok = false;
                 return 1;
               }
+              w->self->steps.pop_back();
               return 0;
             },
             &walk);
@@ -130,7 +200,7 @@ struct Writer {
         return true;
       }
       default:
-        return fail(path, std::string("is a ") + mrb_obj_classname(mrb, v));
+        return fail(std::string("is a ") + class_name(v));
     }
   }
 };
@@ -184,8 +254,8 @@ mrb_value build(mrb_state* mrb, const boost::json::value& v) {
 
 bool to_json(mrb_state* mrb, mrb_value value, std::string& out, std::string& why,
              std::string_view root) {
-  Writer writer{mrb, out, why};
-  return writer.write(value, std::string(root), 0);
+  Writer writer{mrb, out, why, root, {}};
+  return writer.write(value, 0);
 }
 
 bool from_json(mrb_state* mrb, std::string_view text, mrb_value& out) {
