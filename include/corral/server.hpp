@@ -72,6 +72,13 @@ inline constexpr std::chrono::milliseconds kHeadersTimeout{10'000};
 inline constexpr std::chrono::milliseconds kIdleTimeout{30'000};
 // kMaxConnections: connections open at once, when the options name no cap.
 inline constexpr std::size_t kMaxConnections = 1024;
+// kMaxWriteQueue: bytes queued for one WebSocket before reading pauses (two
+// answers at the default 16 MiB response limit).
+inline constexpr std::size_t kMaxWriteQueue = std::size_t{32} << 20;
+// kMaxRunsPerConnection / kMaxRunsPerIdentity: runs in flight at once on one
+// connection and for one identity, when the options name no cap.
+inline constexpr std::size_t kMaxRunsPerConnection = 16;
+inline constexpr std::size_t kMaxRunsPerIdentity = 64;
 
 // kPrometheusContentType: the content type of the text exposition format 0.0.4.
 inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -160,8 +167,11 @@ struct Options {
   // Largest result envelope, in UTF-8 bytes of its JSON (logs included); a
   // larger result is answered with response_too_large instead.
   std::optional<std::size_t> response_limit;
-  // A WebSocket connection older than this is closed with 1000
-  // "connection age limit".
+  // A WebSocket connection older than this takes no new execute (each is
+  // answered `busy`, retryable) and closes with 1000 "connection age limit"
+  // once its runs in flight have answered, or at the latest when the
+  // longest of them passed its timeout plus the pool's grace plus a second
+  // (runs still going then are cancelled).
   std::optional<std::chrono::milliseconds> max_connection_age;
   // Every interval each socket that answered the previous ping gets a new
   // one, and each that did not is terminated. Zero or less: no pings.
@@ -179,6 +189,19 @@ struct Options {
   // Largest WebSocket message accepted from a caller; checked from the frame
   // header, before any of it is buffered (the socket closes with 1009).
   std::size_t max_message_size = std::size_t{16} << 20;
+  // Bytes queued for one WebSocket (answers, tool calls) above which the
+  // server stops reading that socket until the queue drains to it: a caller
+  // that stops reading fills its own TCP window and can start no more runs.
+  // One message larger than this is still written whole (reading pauses
+  // until it is). 0 is refused by validate().
+  std::size_t max_write_queue = kMaxWriteQueue;
+  // Runs in flight at once on one connection and for one identity (the
+  // identity hook's answer; "anonymous" without a hook), counted from the
+  // execute's arrival until its answer is written to the socket; 0: no cap.
+  // An execute past a cap is answered at once with `busy` (retryable) and
+  // nothing runs.
+  std::size_t max_runs_per_connection = kMaxRunsPerConnection;
+  std::size_t max_runs_per_identity = kMaxRunsPerIdentity;
 
   // close(): readiness fails at once, new connections are still accepted for
   // shutdown_delay, then the pool gets shutdown_drain to finish its runs.

@@ -256,6 +256,15 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       "Connections open at once from one remote address; more are refused with 503 (0: no cap)",
       std::to_string(d.max_connections_per_address),
       count(&Settings::max_connections_per_address, 0));
+  add("max-write-queue",
+      "Bytes queued for one WebSocket above which the executor stops reading it until it drains",
+      "32MiB", size(&Settings::max_write_queue));
+  add("max-runs-per-connection",
+      "Runs in flight on one connection; more are answered busy (retryable) (0: no cap)",
+      std::to_string(d.max_runs_per_connection), count(&Settings::max_runs_per_connection, 0));
+  add("max-runs-per-identity",
+      "Runs in flight for one caller identity (token name); more are answered busy (0: no cap)",
+      std::to_string(d.max_runs_per_identity), count(&Settings::max_runs_per_identity, 0));
   add("header-timeout", "A request head must be complete this long after it starts",
       format_ms(d.header_timeout), duration(&Settings::header_timeout, false));
   add("idle-timeout", "Reading a request body or writing a response must end within this",
@@ -522,6 +531,9 @@ server::Options to_server_options(const Settings& settings) {
   options.ping_interval = settings.ping_interval;
   options.max_connections = settings.max_connections;
   options.max_connections_per_address = settings.max_connections_per_address;
+  options.max_write_queue = static_cast<std::size_t>(settings.max_write_queue);
+  options.max_runs_per_connection = static_cast<std::size_t>(settings.max_runs_per_connection);
+  options.max_runs_per_identity = static_cast<std::size_t>(settings.max_runs_per_identity);
   options.headers_timeout = settings.header_timeout;
   options.idle_timeout = settings.idle_timeout;
   options.keep_alive_timeout = settings.keep_alive_timeout;

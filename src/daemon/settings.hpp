@@ -40,10 +40,13 @@ struct Settings {
   Milliseconds max_timeout{300'000};
   std::uint64_t memory_limit = std::uint64_t{64} << 20;
   std::uint64_t response_limit = std::uint64_t{16} << 20;
-  Milliseconds max_connection_age{0};             // 0: no limit
-  Milliseconds ping_interval{30'000};             // 0: no pings
-  std::uint64_t max_connections = 1024;           // 0: no cap
-  std::uint64_t max_connections_per_address = 0;  // 0: no cap
+  Milliseconds max_connection_age{0};                       // 0: no limit
+  Milliseconds ping_interval{30'000};                       // 0: no pings
+  std::uint64_t max_connections = 1024;                     // 0: no cap
+  std::uint64_t max_connections_per_address = 0;            // 0: no cap
+  std::uint64_t max_write_queue = std::uint64_t{32} << 20;  // bytes queued before reading pauses
+  std::uint64_t max_runs_per_connection = 16;               // 0: no cap
+  std::uint64_t max_runs_per_identity = 64;                 // 0: no cap
   Milliseconds header_timeout{10'000};
   Milliseconds idle_timeout{30'000};
   Milliseconds keep_alive_timeout{72'000};

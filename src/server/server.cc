@@ -101,6 +101,9 @@ void validate(const Options& options) {
   if (options.max_message_size == 0) {
     throw std::invalid_argument("max_message_size must be positive");
   }
+  if (options.max_write_queue == 0) {
+    throw std::invalid_argument("max_write_queue must be positive");
+  }
   if (options.shutdown_delay < milliseconds(0) || options.shutdown_drain < milliseconds(0)) {
     throw std::invalid_argument("shutdown_delay and shutdown_drain may not be negative");
   }

@@ -93,4 +93,31 @@ std::size_t ServerState::connections() const {
   return connections_->total;
 }
 
+std::shared_ptr<void> ServerState::admit_run(const std::string& identity, std::string& why) {
+  Runs& r = *runs_;
+  std::lock_guard lock(r.mutex);
+  const std::size_t cap = options.max_runs_per_identity;
+  auto it = r.per_identity.find(identity);
+  const std::size_t mine = it == r.per_identity.end() ? 0 : it->second;
+  if (cap != 0 && mine >= cap) {
+    why = fmt::format("{} runs of this identity are in flight (the cap per identity is {})", mine,
+                      cap);
+    return nullptr;
+  }
+  ++r.per_identity[identity];
+  auto release = [counters = runs_, identity](void*) {
+    std::lock_guard lock(counters->mutex);
+    auto found = counters->per_identity.find(identity);
+    if (found != counters->per_identity.end() && --found->second == 0)
+      counters->per_identity.erase(found);
+  };
+  return std::shared_ptr<void>(static_cast<void*>(runs_.get()), std::move(release));
+}
+
+std::size_t ServerState::runs_of(const std::string& identity) const {
+  std::lock_guard lock(runs_->mutex);
+  auto it = runs_->per_identity.find(identity);
+  return it == runs_->per_identity.end() ? 0 : it->second;
+}
+
 }  // namespace corral::server

@@ -74,6 +74,13 @@ class ServerState {
   // reached; `why` then says which.
   std::shared_ptr<void> admit_connection(const std::string& remote, std::string& why);
   std::size_t connections() const;
+
+  // Run cap per identity (Options::max_runs_per_identity): a slot for one
+  // more run of `identity`, released when the last copy goes (the session
+  // holds it until the run's answer is written). Null when the cap is
+  // reached; `why` then says so.
+  std::shared_ptr<void> admit_run(const std::string& identity, std::string& why);
+  std::size_t runs_of(const std::string& identity) const;
   // Called (on whatever thread closed it) each time a slot is released: the
   // accept loop, backing off for lack of descriptors, retries at once. Set
   // before any connection is admitted.
@@ -97,6 +104,14 @@ class ServerState {
     std::function<void()> released;
   };
   std::shared_ptr<Connections> connections_ = std::make_shared<Connections>();
+
+  // Runs in flight per identity; shared with every slot (a session may
+  // outlive the state by a few handlers).
+  struct Runs {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::size_t> per_identity;
+  };
+  std::shared_ptr<Runs> runs_ = std::make_shared<Runs>();
 };
 
 }  // namespace corral::server

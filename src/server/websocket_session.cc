@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <random>
+
 namespace corral::server {
 
 namespace json = rpc::json;
@@ -11,6 +14,9 @@ namespace {
 // Beast's timer for the closing handshake (and the opening one, which the
 // HTTP session's headers timeout has already bounded).
 constexpr std::chrono::seconds kCloseHandshakeTimeout{10};
+// Past the latest deadline of a connection's runs (plus the pool's grace),
+// the age limit stops waiting for them.
+constexpr std::chrono::seconds kAgeMargin{1};
 
 bool is_ending(const beast::error_code& ec) {
   return ec == websocket::error::closed || ec == asio::error::eof ||
@@ -26,7 +32,10 @@ WebSocketSession::WebSocketSession(std::shared_ptr<ServerState> state, Stream&& 
       ws_(std::move(stream)),
       identity_(std::move(identity)),
       remote_address_(std::move(remote_address)),
-      age_timer_(ws_.get_executor()) {}
+      age_timer_(ws_.get_executor()) {
+  std::random_device random;
+  ping_salt_ = (std::uint64_t{random()} << 32) ^ random();
+}
 
 WebSocketSession::~WebSocketSession() {
   if (!ended_) end();
@@ -40,11 +49,18 @@ void WebSocketSession::start(http::request<http::string_body> request) {
   timeouts.idle_timeout = websocket::stream_base::none();
   timeouts.keep_alive_pings = false;
   ws_.set_option(timeouts);
+  // Checked from each frame header: Beast sends close 1009 and tears down
+  // through SessionStream's teardown, which drains what the caller is still
+  // sending, so the caller reads the 1009 (not a reset, 1006).
   ws_.read_message_max(state_->options.max_message_size);
   ws_.set_option(websocket::stream_base::decorator(
       [](websocket::response_type& response) { response.set(http::field::server, "corral"); }));
-  ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
-    if (kind == websocket::frame_type::pong) alive_ = true;
+  ws_.control_callback([this](websocket::frame_type kind, beast::string_view payload) {
+    // Only the answer to our own last ping counts.
+    if (kind == websocket::frame_type::pong && !ping_payload_.empty() &&
+        std::string_view(payload.data(), payload.size()) == ping_payload_) {
+      alive_ = true;
+    }
   });
   ws_.async_accept(request,
                    beast::bind_front_handler(&WebSocketSession::on_accept, shared_from_this()));
@@ -69,23 +85,50 @@ void WebSocketSession::on_accept(beast::error_code ec) {
 }
 
 void WebSocketSession::do_read() {
+  if (reading_ || read_stopped_ || ended_ || closing_) return;
+  // Backpressure: past the bound, reading resumes from on_write once the
+  // queue drained to it.
+  if (queued_bytes_ > state_->options.max_write_queue) return;
+  reading_ = true;
   ws_.async_read(buffer_,
                  beast::bind_front_handler(&WebSocketSession::on_read, shared_from_this()));
 }
 
 void WebSocketSession::on_read(beast::error_code ec, std::size_t) {
+  reading_ = false;
   if (ec) {
-    if (!is_ending(ec)) {
+    if (ec == websocket::error::message_too_big) {
+      state_->log(LogLevel::info,
+                  fmt::format("closed the connection from {} with 1009: a message above {} bytes",
+                              remote_address_, state_->options.max_message_size));
+    } else if (!is_ending(ec)) {
       state_->log(LogLevel::debug,
                   fmt::format("connection from {} ended: {}", remote_address_, ec.message()));
     }
     end();
     return;
   }
+  if (ended_ || closing_ || read_stopped_) return;
+  if (ws_.got_binary()) {
+    buffer_.consume(buffer_.size());
+    refuse_message(websocket::close_code::unknown_data,
+                   "binary messages are not supported: send JSON-RPC as text");
+    return;
+  }
   std::string text = beast::buffers_to_string(buffer_.data());
   buffer_.consume(buffer_.size());
   handle_message(text);
   do_read();
+}
+
+void WebSocketSession::refuse_message(websocket::close_code code, std::string reason) {
+  state_->log(LogLevel::info, fmt::format("closing the connection from {} with {}: {}",
+                                          remote_address_, static_cast<int>(code), reason));
+  read_stopped_ = true;
+  // The reason travels in the close frame, whose payload is at most 123
+  // bytes of reason.
+  if (reason.size() > 123) reason.resize(123);
+  close_after_writes(code, std::move(reason));
 }
 
 void WebSocketSession::handle_message(std::string_view text) {
@@ -162,11 +205,48 @@ void WebSocketSession::handle_response(const json::object& message) {
   answer.resolve(json::serialize(message.at("result")));
 }
 
+std::shared_ptr<void> WebSocketSession::admit_run(std::string& why) {
+  const std::size_t cap = state_->options.max_runs_per_connection;
+  if (cap != 0 && runs_held_ >= cap) {
+    why = fmt::format("{} runs of this connection are in flight (the cap per connection is {})",
+                      runs_held_, cap);
+    return nullptr;
+  }
+  std::shared_ptr<void> identity_slot = state_->admit_run(identity_, why);
+  if (!identity_slot) return nullptr;
+  ++runs_held_;
+  // Both slots go together: the session's count and the identity's.
+  struct Slot {
+    std::size_t& held;
+    std::shared_ptr<void> identity;
+    ~Slot() { --held; }
+  };
+  return std::shared_ptr<Slot>(new Slot{runs_held_, std::move(identity_slot)});
+}
+
+void WebSocketSession::refuse_busy(const json::value& id, std::string message) {
+  state_->metrics.execution_finished(FailureCode::busy, 0);
+  send(rpc::result_message(
+      id, rpc::failure_envelope(Failure{FailureCode::busy, std::move(message), nullptr})));
+}
+
 void WebSocketSession::start_execution(const json::value& id, const json::value* params) {
   std::string key = json::serialize(id);
   if (runs_.contains(key)) {
     send(rpc::error_message(id, rpc::kInvalidRequest,
                             fmt::format("An execute request with id {} is still running.", key)));
+    return;
+  }
+  if (aged_) {
+    refuse_busy(id,
+                "This connection reached its age limit and takes no new execute; open a new "
+                "connection and retry.");
+    return;
+  }
+  std::string why;
+  std::shared_ptr<void> slot = admit_run(why);
+  if (!slot) {
+    refuse_busy(id, fmt::format("Too many runs in flight: {}; retry when one has answered.", why));
     return;
   }
   const auto started = std::chrono::steady_clock::now();
@@ -194,9 +274,13 @@ void WebSocketSession::start_execution(const json::value& id, const json::value*
   pool_request.limits.timeout = std::chrono::duration<double>(run->timeout);
   pool_request.limits.language = request.language;
   pool_request.dispatcher = make_dispatcher(run);
-  runs_[run->key] = run;
+  Active& active = runs_[run->key];
+  active.run = run;
+  active.slot = std::move(slot);
   std::shared_ptr<ServerState> state = state_;
-  state_->pool.submit(
+  // The completion may run before submit returns (a refusal), but it only
+  // posts to this strand, so finish() always sees the ticket set.
+  const pool::Ticket ticket = state_->pool.submit(
       std::move(pool_request),
       make_completion(run, [state](const Run& orphan, const pool::Outcome& o) {
         const double seconds =
@@ -208,6 +292,16 @@ void WebSocketSession::start_execution(const json::value& id, const json::value*
                 : std::optional<FailureCode>(o.failure ? o.failure->code : FailureCode::internal),
             seconds);
       }));
+  if (auto found = runs_.find(run->key); found != runs_.end() && found->second.run == run) {
+    found->second.ticket = ticket;
+  }
+}
+
+void WebSocketSession::cancel_runs() {
+  for (auto& [key, active] : runs_) {
+    // A settled run needs nothing (and after close() the pool may be gone).
+    if (active.ticket && !active.run->settled.load()) state_->pool.cancel(*active.ticket);
+  }
 }
 
 void WebSocketSession::call_tool(std::shared_ptr<Run> run, std::string name, std::string args_json,
@@ -242,7 +336,11 @@ void WebSocketSession::deliver(std::shared_ptr<Run> run, pool::Outcome outcome) 
 }
 
 void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome outcome) {
-  runs_.erase(run->key);
+  std::shared_ptr<void> slot;
+  if (auto found = runs_.find(run->key); found != runs_.end() && found->second.run == run) {
+    slot = std::move(found->second.slot);
+    runs_.erase(found);
+  }
   for (auto it = calls_.begin(); it != calls_.end();) {
     if (it->second.run_key == run->key) {
       it->second.answer.reject(rpc::kExecutionCompleted);
@@ -274,19 +372,24 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
   message += R"(,"result":)";
   message += envelope;
   message += '}';
-  send(std::move(message));
+  // The slot goes with the answer: it is released once written.
+  send(std::move(message), std::move(slot));
+  if (aged_ && runs_.empty()) {
+    close_after_writes(websocket::close_code::normal, "connection age limit");
+  }
 }
 
-void WebSocketSession::send(std::string text) {
+void WebSocketSession::send(std::string text, std::shared_ptr<void> slot) {
   if (ended_ || closing_) return;
-  queue_.push_back(std::move(text));
+  queued_bytes_ += text.size();
+  queue_.push_back(Outgoing{std::move(text), std::move(slot)});
   if (!writing_) do_write();
 }
 
 void WebSocketSession::do_write() {
   writing_ = true;
   ws_.text(true);
-  ws_.async_write(asio::buffer(queue_.front()),
+  ws_.async_write(asio::buffer(queue_.front().text),
                   beast::bind_front_handler(&WebSocketSession::on_write, shared_from_this()));
 }
 
@@ -300,12 +403,15 @@ void WebSocketSession::on_write(beast::error_code ec, std::size_t) {
     terminate();
     return;
   }
+  queued_bytes_ -= queue_.front().text.size();
   queue_.pop_front();
   if (!queue_.empty()) {
     do_write();
   } else if (pending_close_ && !closing_) {
     do_close();
+    return;
   }
+  do_read();  // resumes a read paused by backpressure
 }
 
 void WebSocketSession::close_after_writes(websocket::close_code code, std::string reason) {
@@ -317,6 +423,9 @@ void WebSocketSession::close_after_writes(websocket::close_code code, std::strin
 void WebSocketSession::do_close() {
   closing_ = true;
   age_timer_.cancel();
+  // No answer can reach the caller any more (send() drops it): free the
+  // workers now rather than at each run's timeout.
+  cancel_runs();
   // Tool calls still waiting can no longer be answered on this socket.
   for (auto& [id, call] : calls_) call.answer.reject(rpc::kCallerGone);
   calls_.clear();
@@ -330,7 +439,34 @@ void WebSocketSession::do_close() {
 }
 
 void WebSocketSession::on_age_limit(beast::error_code ec) {
-  if (ec) return;
+  if (ec || ended_ || closing_ || pending_close_) return;
+  aged_ = true;
+  if (runs_.empty()) {
+    close_after_writes(websocket::close_code::normal, "connection age limit");
+    return;
+  }
+  // Wait for the runs in flight (no new one is admitted), at most until the
+  // latest of them passed its timeout and the pool's grace.
+  auto deadline = std::chrono::steady_clock::now();
+  for (const auto& [key, active] : runs_) {
+    deadline = std::max(deadline, active.run->started + active.run->timeout);
+  }
+  deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                  state_->pool.options().grace) +
+              kAgeMargin;
+  age_timer_.expires_at(deadline);
+  age_timer_.async_wait(
+      beast::bind_front_handler(&WebSocketSession::on_age_bound, shared_from_this()));
+}
+
+void WebSocketSession::on_age_bound(beast::error_code ec) {
+  if (ec || ended_) return;
+  if (!runs_.empty()) {
+    state_->log(LogLevel::info,
+                fmt::format("closing the connection from {} at its age limit with {} run(s) still "
+                            "in flight (cancelled)",
+                            remote_address_, runs_.size()));
+  }
   close_after_writes(websocket::close_code::normal, "connection age limit");
 }
 
@@ -343,9 +479,11 @@ void WebSocketSession::heartbeat() {
     return;
   }
   alive_ = false;
-  if (pinging_) return;
+  if (pinging_) return;  // the last ping is still waiting to go out: its payload stands
   pinging_ = true;
-  ws_.async_ping({}, [self = shared_from_this()](beast::error_code) { self->pinging_ = false; });
+  ping_payload_ = fmt::format("{:016x}{:08x}", ping_salt_, ++pings_);
+  ws_.async_ping(websocket::ping_data(ping_payload_.data(), ping_payload_.size()),
+                 [self = shared_from_this()](beast::error_code) { self->pinging_ = false; });
 }
 
 void WebSocketSession::shut_down() {
@@ -367,6 +505,7 @@ void WebSocketSession::end() {
   ended_ = true;
   for (auto& [id, call] : calls_) call.answer.reject(rpc::kCallerGone);
   calls_.clear();
+  cancel_runs();
   runs_.clear();
   age_timer_.cancel();
   if (counted_) {
