@@ -1,5 +1,7 @@
 #include "mcp/budget.hpp"
 
+#include "core/utf8.hpp"
+
 namespace corral::mcp {
 
 namespace {
@@ -7,10 +9,11 @@ namespace {
 constexpr std::size_t kMarker = 40;  // room kept for a marker
 
 std::size_t utf8_prefix(std::string_view text, std::size_t max) {
-  if (max >= text.size()) return text.size();
-  std::size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  return n;
+  return core::utf8_cut(text, max);
+}
+
+std::size_t json_size(std::string_view text) {
+  return json::serialize(json::string_view(text.data(), text.size())).size();
 }
 
 json::value shrink(const json::value& value, std::size_t allowance, bool& cut) {
@@ -84,6 +87,37 @@ std::string cut_text(std::string_view text, std::size_t budget, bool& cut) {
   const std::size_t keep = utf8_prefix(text, budget > kMarker ? budget - kMarker : 0);
   return std::string(text.substr(0, keep)) + "\n[cut: " + std::to_string(text.size() - keep) +
          " more bytes]";
+}
+
+}  // namespace corral::mcp
+
+namespace corral::mcp {
+
+std::string cut_json_string(std::string_view text, std::size_t allowance, bool& cut) {
+  if (json_size(text) <= allowance) return std::string(text);
+  cut = true;
+  auto make = [&](std::size_t keep) {
+    std::string out(text.substr(0, keep));
+    out += "\n[cut: ";
+    out += std::to_string(text.size() - keep);
+    out += " more bytes]";
+    return out;
+  };
+  // The longest prefix whose JSON (a newline is two bytes there, a control
+  // character six) fits with its marker: a binary search over its length.
+  std::size_t lo = 0;
+  std::size_t hi = std::min(text.size(), allowance);
+  while (lo < hi) {
+    const std::size_t mid = utf8_prefix(text, lo + (hi - lo + 1) / 2);
+    if (mid <= lo) {
+      break;
+    } else if (json_size(make(mid)) <= allowance) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return make(utf8_prefix(text, lo));
 }
 
 }  // namespace corral::mcp

@@ -30,4 +30,10 @@ Cut cut_to_budget(const json::value& value, std::size_t budget);
 // with a marker naming the bytes cut; sets `cut` when it shortened.
 std::string cut_text(std::string_view text, std::size_t budget, bool& cut);
 
+// `text` as the value of a JSON string whose serialized form (quotes and
+// escapes included) takes at most about `allowance` bytes: unchanged when it
+// fits, else a prefix cut between UTF-8 characters followed by
+// "\n[cut: N more bytes]"; sets `cut` when it shortened.
+std::string cut_json_string(std::string_view text, std::size_t allowance, bool& cut);
+
 }  // namespace corral::mcp

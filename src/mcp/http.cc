@@ -257,10 +257,14 @@ class Collect : public Stream {
   std::optional<std::string> response_;
 };
 
-// Ends a session that left the registry: its calls are cancelled, its
-// server streams end.
-void end_session(HttpEndpoint::Entry& entry) {
-  entry.session->close();
+// Ends a session that left the registry: its calls are answered with
+// `reason` (when given; else cancelled) and stopped, its server streams end.
+void end_session(HttpEndpoint::Entry& entry, const std::optional<Failure>& reason = std::nullopt) {
+  if (reason) {
+    entry.session->close(*reason);
+  } else {
+    entry.session->close();
+  }
   std::vector<std::weak_ptr<HttpEndpoint::Connection>> streams;
   {
     std::lock_guard lock(entry.mutex);
@@ -305,7 +309,11 @@ void HttpEndpoint::close() {
     closed_ = true;
     sessions.swap(sessions_);
   }
-  for (auto& [id, entry] : sessions) end_session(*entry);
+  const Failure stopping{FailureCode::unavailable,
+                         "The corral server is shutting down: this call was stopped before it "
+                         "finished; retry it on a running server.",
+                         nullptr};
+  for (auto& [id, entry] : sessions) end_session(*entry, stopping);
 }
 
 void HttpEndpoint::handle(std::unique_ptr<server::HttpConnection> taken) {
@@ -470,19 +478,42 @@ void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
   std::shared_ptr<Entry> entry;
   Headers headers;
   if (is_initialize) {
+    // A session exists only once its initialize succeeded: a refused one
+    // (bad params, a bad id) is answered and leaves nothing behind.
+    auto full = [&] {
+      const std::optional<RequestId> id = request_id(body, object->at("id"));
+      connection->respond(503, error_message(id ? *id : RequestId{"null", "null"}, kInternalError,
+                                             fmt::format("Too many MCP sessions (at most {}); "
+                                                         "end one or retry later.",
+                                                         options_.max_sessions)));
+    };
+    {
+      std::lock_guard lock(mutex_);
+      if (sessions_.size() >= options_.max_sessions) return full();
+    }
     entry = std::make_shared<Entry>();
     entry->id = new_session_id();
     entry->session = std::make_shared<Session>(service_);
     entry->last_used = std::chrono::steady_clock::now();
+    auto collect = std::make_shared<Collect>();
+    entry->session->handle(body, collect);  // initialize answers at once
+    if (!entry->session->initialized() || !collect->response_) {
+      entry->session->close();
+      if (collect->response_) {
+        connection->respond(400, std::move(*collect->response_));
+      } else {
+        connection->respond(400, error_message(nullptr, kInvalidRequest,
+                                               "Invalid Request: initialize was not answered."));
+      }
+      return;
+    }
     {
       std::lock_guard lock(mutex_);
-      if (sessions_.size() >= options_.max_sessions) {
-        connection->respond(503, error_message(object->at("id"), kInternalError,
-                                               fmt::format("Too many MCP sessions (at most {}); "
-                                                           "end one or retry later.",
-                                                           options_.max_sessions)));
+      if (closed_) {
+        connection->respond(503, R"({"error":"The server is shutting down."})");
         return;
       }
+      if (sessions_.size() >= options_.max_sessions) return full();
       sessions_[entry->id] = entry;
     }
     std::weak_ptr<Entry> weak = entry;
@@ -497,10 +528,12 @@ void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
         }
       }
     });
-  } else {
-    entry = find(connection);
-    if (!entry) return;
+    connection->respond(200, std::move(*collect->response_), "application/json",
+                        {{"Mcp-Session-Id", entry->id}});
+    return;
   }
+  entry = find(connection);
+  if (!entry) return;
   headers.emplace_back("Mcp-Session-Id", entry->id);
   if (!is_request) {
     auto collect = std::make_shared<Collect>();

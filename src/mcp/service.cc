@@ -137,6 +137,45 @@ std::optional<std::string> upstream_value(const json::object& result, std::strin
   return json::serialize(content ? *content : json::value(json::array{}));
 }
 
+// A command's output view (bind::output_view: stdout, stderr, exitCode,
+// truncated, replaced?) whose JSON fits in about `budget` bytes and still
+// follows bind::output_schema(): only the two strings are cut (between
+// characters, each cut marked), every other field stays, and `truncated`
+// becomes true when anything was cut. Sets `cut` then.
+json::object command_view(const Execution& execution, std::size_t budget, bool& cut) {
+  json::value parsed = parse_or_null(bind::output_view(execution));
+  if (!parsed.is_object())  // output_view always writes an object; a bug otherwise
+    throw std::logic_error("the command's output view did not read back as an object");
+  json::object view = std::move(parsed.as_object());
+  if (json::serialize(view).size() <= budget) return view;
+  const std::string out(view.at("stdout").as_string());
+  const std::string err(view.at("stderr").as_string());
+  json::object frame = view;
+  frame["stdout"] = "";
+  frame["stderr"] = "";
+  frame["truncated"] = true;
+  const std::size_t fixed = json::serialize(frame).size() - 4;  // less the two empty strings
+  const std::size_t room = budget > fixed ? budget - fixed : 0;
+  const std::size_t out_size = json::serialize(json::string_view(out)).size();
+  const std::size_t err_size = json::serialize(json::string_view(err)).size();
+  // Each string gets half the room; one that needs less leaves the rest to the other.
+  const std::size_t err_room =
+      std::min(err_size, std::max(room / 2, room - std::min(out_size, room)));
+  const std::size_t out_room = room - err_room;
+  view["stdout"] = cut_json_string(out, out_room, cut);
+  view["stderr"] = cut_json_string(err, err_room, cut);
+  view["truncated"] = true;
+  cut = true;
+  return view;
+}
+
+std::string budget_note(std::size_t budget) {
+  return fmt::format(
+      "[the output was cut to fit the result budget of {} bytes: stdout and stderr lost their "
+      "end, each cut is marked; `truncated` is true]",
+      budget);
+}
+
 }  // namespace
 
 json::object text_block(std::string text) {
@@ -876,18 +915,17 @@ json::object Service::Impl::command_result(const std::optional<Execution>& execu
                      "after the running call ends.";
     content.push_back(text_block(json::serialize(f)));
     if (failure->execution) {
-      Cut view = cut_to_budget(parse_or_null(bind::output_view(*failure->execution)), budget);
-      content.push_back(text_block(json::serialize(view.value)));
+      bool cut = false;
+      content.push_back(
+          text_block(json::serialize(command_view(*failure->execution, budget, cut))));
       if (replaced(*failure->execution)) content.push_back(text_block(kReplacedNote));
+      if (cut) content.push_back(text_block(budget_note(budget)));
     }
     return json::object{{"content", std::move(content)}, {"isError", true}};
   }
-  Cut view = cut_to_budget(parse_or_null(bind::output_view(*execution)), budget);
-  if (!view.value.is_object())  // output_view always writes an object; a bug otherwise
-    throw std::logic_error("the command's output view did not read back as an object");
+  bool cut = false;
+  json::object v = command_view(*execution, budget, cut);
   json::array content;
-  json::object& v = view.value.as_object();
-  if (view.cut) v["truncated"] = true;
   const json::value* out = v.if_contains("stdout");
   const json::value* err = v.if_contains("stderr");
   content.push_back(text_block(out && out->is_string() && !out->get_string().empty()
@@ -896,8 +934,8 @@ json::object Service::Impl::command_result(const std::optional<Execution>& execu
   if (err && err->is_string() && !err->get_string().empty())
     content.push_back(text_block("stderr:\n" + std::string(err->get_string())));
   if (replaced(*execution)) content.push_back(text_block(kReplacedNote));
-  return json::object{{"content", std::move(content)},
-                      {"structuredContent", std::move(view.value)}};
+  if (cut) content.push_back(text_block(budget_note(budget)));
+  return json::object{{"content", std::move(content)}, {"structuredContent", std::move(v)}};
 }
 
 // Service

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <exception>
 
 namespace corral::mcp {
 
@@ -13,9 +14,58 @@ constexpr const char* kLevels[] = {"debug", "info",     "notice", "warning",
                                    "error", "critical", "alert",  "emergency"};
 constexpr const char* kVersion = "0.1.0";
 
-std::string result_message(const json::value& id, json::value result) {
-  return json::serialize(
-      json::object{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+std::string result_message(const RequestId& id, json::value result) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  out += id.text;
+  out += R"(,"result":)";
+  json::serialize_to(out, result);
+  out += '}';
+  return out;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t skip_space(std::string_view t, std::size_t at) {
+  while (at < t.size() && is_space(t[at])) ++at;
+  return at;
+}
+
+std::size_t skip_string(std::string_view t, std::size_t at) {  // t[at] == '"'
+  for (++at; at < t.size() && t[at] != '"'; ++at)
+    if (t[at] == '\\') ++at;
+  return std::min(at + 1, t.size());
+}
+
+std::size_t skip_value(std::string_view t, std::size_t at) {
+  if (at >= t.size()) return at;
+  if (t[at] == '"') return skip_string(t, at);
+  if (t[at] == '{' || t[at] == '[') {
+    int depth = 0;
+    while (at < t.size()) {
+      const char c = t[at];
+      if (c == '"') {
+        at = skip_string(t, at);
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return at + 1;
+      }
+      ++at;
+    }
+    return at;
+  }
+  while (at < t.size() && !is_space(t[at]) && t[at] != ',' && t[at] != '}' && t[at] != ']') ++at;
+  return at;
+}
+
+bool integer_token(std::string_view t) {
+  if (!t.empty() && t.front() == '-') t.remove_prefix(1);
+  if (t.empty()) return false;
+  for (char c : t)
+    if (c < '0' || c > '9') return false;
+  return true;
 }
 
 std::string notification_message(std::string_view method, json::object params) {
@@ -39,6 +89,14 @@ int to_mcp_level(LogLevel level) {
   return 1;
 }
 
+// The CallToolResult of a call that `failure` ended (as Service's are).
+json::object failure_result(const Failure& failure) {
+  const json::object f{{"code", to_string(failure.code)},
+                       {"message", failure.message},
+                       {"retryable", failure.retryable()}};
+  return json::object{{"content", json::array{text_block(json::serialize(f))}}, {"isError", true}};
+}
+
 }  // namespace
 
 bool is_supported_revision(std::string_view revision) noexcept {
@@ -60,10 +118,72 @@ std::string error_message(const json::value& id, int code, std::string_view mess
                    {"error", json::object{{"code", code}, {"message", message}}}});
 }
 
+std::string error_message(const RequestId& id, int code, std::string_view message) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  out += id.text;
+  out += R"(,"error":)";
+  json::serialize_to(out, json::value(json::object{{"code", code}, {"message", message}}));
+  out += '}';
+  return out;
+}
+
+std::optional<std::string_view> raw_member(std::string_view t, std::string_view key) {
+  std::size_t at = skip_space(t, 0);
+  if (at >= t.size() || t[at] != '{') return std::nullopt;
+  ++at;
+  std::optional<std::string_view> found;
+  while (true) {
+    at = skip_space(t, at);
+    if (at >= t.size() || t[at] == '}') break;
+    if (t[at] == ',') {
+      ++at;
+      continue;
+    }
+    if (t[at] != '"') break;  // not the valid JSON this expects
+    const std::size_t key_end = skip_string(t, at);
+    const std::string_view token = t.substr(at, key_end - at);
+    at = skip_space(t, key_end);
+    if (at >= t.size() || t[at] != ':') break;
+    at = skip_space(t, at + 1);
+    const std::size_t value_end = skip_value(t, at);
+    bool match = token.size() == key.size() + 2 && token.substr(1, key.size()) == key;
+    if (!match && token.find('\\') != std::string_view::npos) {  // an escaped key
+      boost::system::error_code ec;
+      json::value k = json::parse(json::string_view(token.data(), token.size()), ec);
+      match = !ec && k.is_string() && k.get_string() == json::string_view(key.data(), key.size());
+    }
+    if (match) found = t.substr(at, value_end - at);
+    at = value_end;
+  }
+  return found;
+}
+
+namespace {
+
+// `id` (parsed) as a RequestId, with `raw` its token when it was found.
+std::optional<RequestId> id_from(std::optional<std::string_view> raw, const json::value& id) {
+  if (id.is_string()) {
+    RequestId r;
+    r.key = json::serialize(id);
+    r.text = raw && !raw->empty() && raw->front() == '"' ? std::string(*raw) : r.key;
+    return r;
+  }
+  if (!id.is_number()) return std::nullopt;
+  if (raw && integer_token(*raw)) return RequestId{std::string(*raw), std::string(*raw)};
+  if (raw || !valid_id(id)) return std::nullopt;  // 1.5, 1e3: not an integer token
+  return RequestId{json::serialize(id), json::serialize(id)};
+}
+
+}  // namespace
+
+std::optional<RequestId> request_id(std::string_view message_text, const json::value& id) {
+  return id_from(raw_member(message_text, "id"), id);
+}
+
 // Session::Call: one tools/call in flight.
 class Session::Call : public CallContext {
  public:
-  Call(std::weak_ptr<Session> session, std::shared_ptr<Stream> stream, json::value id,
+  Call(std::weak_ptr<Session> session, std::shared_ptr<Stream> stream, RequestId id,
        std::string key, std::optional<json::value> token)
       : session_(std::move(session)),
         stream_(std::move(stream)),
@@ -125,6 +245,34 @@ class Session::Call : public CallContext {
     for (auto& [id, stop] : stops) stop();
   }
 
+  // Answers now with `result` (unless cancelled or answered already), then
+  // runs the stops: the call's own answer, when it comes, is dropped.
+  // The stops run even when the answer could not be written (rethrown after).
+  void abort(json::object result) {
+    std::map<std::uint64_t, std::function<void()>> stops;
+    std::exception_ptr failed;
+    {
+      std::lock_guard lock(mutex_);
+      if (done_) return;
+      done_ = true;
+      const bool answer = !cancelled_;
+      cancelled_ = true;
+      stops.swap(stops_);
+      try {
+        if (answer) {
+          stream_->finish(result_message(id_, std::move(result)));
+        } else {
+          stream_->finish(std::nullopt);
+        }
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+    for (auto& [id, stop] : stops) stop();
+    if (auto session = session_.lock()) session->finished(key_);
+    if (failed) std::rethrow_exception(failed);
+  }
+
   void finish(json::object result) {
     {
       std::lock_guard lock(mutex_);
@@ -144,7 +292,7 @@ class Session::Call : public CallContext {
  private:
   std::weak_ptr<Session> session_;
   std::shared_ptr<Stream> stream_;
-  json::value id_;
+  RequestId id_;
   std::string key_;
   std::optional<json::value> token_;
   mutable std::mutex mutex_;
@@ -169,14 +317,23 @@ void Session::set_background(std::function<void(std::string)> sink) {
   background_ = std::move(sink);
 }
 
-void Session::close() {
+void Session::close(const Failure& reason) {
   closed_.store(true);
   std::map<std::string, std::shared_ptr<Call>> calls;
   {
     std::lock_guard lock(mutex_);
     calls = calls_;
   }
-  for (auto& [key, call] : calls) call->cancel();
+  for (auto& [key, call] : calls) {
+    try {  // the answer is built per call: a throw costs that answer, not the others' stop
+      call->abort(failure_result(reason));
+    } catch (const std::exception& e) {
+      service_->impl().log(
+          LogLevel::error,
+          std::string("closing a session: a call could not be answered: ") + e.what());
+      call->cancel();  // when the answer was not even built; else a no-op
+    }
+  }
 }
 
 void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
@@ -201,7 +358,9 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
   const json::value* id = object->if_contains("id");
   const json::value* method = object->if_contains("method");
   const json::value* jsonrpc = object->if_contains("jsonrpc");
-  const json::value reply_id = id && valid_id(*id) ? *id : json::value(nullptr);
+  const std::optional<RequestId> parsed_id =
+      id ? request_id(text, *id) : std::optional<RequestId>();
+  const RequestId reply_id = parsed_id ? *parsed_id : RequestId{"null", "null"};
   if (!jsonrpc || !jsonrpc->is_string() || jsonrpc->get_string() != "2.0") {
     stream->finish(
         error_message(reply_id, kInvalidRequest, "Invalid Request: \"jsonrpc\" must be \"2.0\"."));
@@ -232,11 +391,11 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
     return;
   }
   if (!id) {
-    notification(std::string(method->get_string()), params);
+    notification(text, std::string(method->get_string()), params);
     stream->finish(std::nullopt);
     return;
   }
-  if (!valid_id(*id)) {
+  if (!parsed_id) {
     stream->finish(error_message(nullptr, kInvalidRequest,
                                  "Invalid Request: \"id\" must be a string or an integer."));
     return;
@@ -244,32 +403,37 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
   // The session's thread boundary: a request that throws gets a JSON-RPC
   // internal error and a log line, and the session reads the next message.
   try {
-    request(*id, std::string(method->get_string()), params, stream);
+    request(*parsed_id, std::string(method->get_string()), params, stream);
   } catch (const std::exception& e) {
-    service_->impl().log(LogLevel::error, "request " + json::serialize(*id) + " (" +
+    service_->impl().log(LogLevel::error, "request " + parsed_id->text + " (" +
                                               std::string(method->get_string()) +
                                               "): internal error: " + e.what());
-    stream->finish(error_message(*id, kInternalError, "Internal error: see corral's log."));
+    stream->finish(error_message(*parsed_id, kInternalError, "Internal error: see corral's log."));
   }
 }
 
-void Session::notification(const std::string& method, const json::value* params) {
+void Session::notification(std::string_view text, const std::string& method,
+                           const json::value* params) {
   if (method == "notifications/initialized") {
     initialized_.store(true);
   } else if (method == "notifications/cancelled" && params) {
     const json::value* request = params->get_object().if_contains("requestId");
-    if (!request || !valid_id(*request)) return;
+    if (!request) return;
+    const std::optional<std::string_view> raw_params = raw_member(text, "params");
+    const std::optional<RequestId> named =
+        id_from(raw_params ? raw_member(*raw_params, "requestId") : std::nullopt, *request);
+    if (!named) return;
     std::shared_ptr<Call> call;
     {
       std::lock_guard lock(mutex_);
-      auto it = calls_.find(json::serialize(*request));
+      auto it = calls_.find(named->key);
       if (it != calls_.end()) call = it->second;
     }
     if (call) call->cancel();
   }
 }
 
-void Session::request(const json::value& id, const std::string& method, const json::value* params,
+void Session::request(const RequestId& id, const std::string& method, const json::value* params,
                       const std::shared_ptr<Stream>& stream) {
   const json::object empty;
   const json::object& p = params ? params->get_object() : empty;
@@ -334,7 +498,7 @@ void Session::request(const json::value& id, const std::string& method, const js
   }
 }
 
-void Session::tools_list(const json::value& id, const json::value* params, Stream& stream) {
+void Session::tools_list(const RequestId& id, const json::value* params, Stream& stream) {
   std::size_t offset = 0;
   if (params) {
     if (const json::value* cursor = params->get_object().if_contains("cursor");
@@ -362,7 +526,7 @@ void Session::tools_list(const json::value& id, const json::value* params, Strea
   stream.finish(result_message(id, std::move(result)));
 }
 
-void Session::tools_call(const json::value& id, const json::value* params,
+void Session::tools_call(const RequestId& id, const json::value* params,
                          const std::shared_ptr<Stream>& stream) {
   if (!params) {
     stream->finish(error_message(id, kInvalidParams, "Invalid params: tools/call needs params."));
@@ -393,7 +557,7 @@ void Session::tools_call(const json::value& id, const json::value* params,
         t && (t->is_string() || t->is_number()))
       token = *t;
   }
-  std::string key = json::serialize(id);
+  std::string key = id.key;
   auto call = std::make_shared<Call>(weak_from_this(), stream, id, key, std::move(token));
   {
     std::lock_guard lock(mutex_);

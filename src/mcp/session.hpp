@@ -50,14 +50,36 @@ inline constexpr int kInternalError = -32603;
 
 std::string error_message(const json::value& id, int code, std::string_view message);
 
+// RequestId: a request's id as the client wrote it. `text` is its JSON token
+// verbatim, so a response carries the id byte for byte (a 30-digit number
+// stays that number, not a double); `key` names it for matching
+// (notifications/cancelled): a number's token, a string's canonical JSON.
+struct RequestId {
+  std::string text;
+  std::string key;
+};
+std::string error_message(const RequestId& id, int code, std::string_view message);
+
+// The raw JSON text of member `key` of the object `text` (valid JSON; the
+// last one when a key repeats), or nothing.
+std::optional<std::string_view> raw_member(std::string_view text, std::string_view key);
+// The id of `message` (its text and parsed form) as a RequestId; nothing when
+// it is not a string or an integer (JSON-RPC allows no other here).
+std::optional<RequestId> request_id(std::string_view message_text, const json::value& id);
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
   explicit Session(std::shared_ptr<Service> service);
   ~Session();
 
   void handle(std::string_view text, std::shared_ptr<Stream> stream);
-  // Cancels every call still running; later requests are refused.
-  void close();
+  // Ends the session: every call still running is answered at once with
+  // `reason` as a failed tool result (isError, the failure's JSON), unless the
+  // client had cancelled it, then stopped; later requests are refused.
+  void close(const Failure& reason = Failure{FailureCode::cancelled,
+                                             "The MCP session ended before this call finished; "
+                                             "it was stopped.",
+                                             nullptr});
 
   bool initialized() const noexcept { return initialized_.load(); }
   std::string revision() const;
@@ -68,11 +90,11 @@ class Session : public std::enable_shared_from_this<Session> {
   class Call;
 
  private:
-  void request(const json::value& id, const std::string& method, const json::value* params,
+  void request(const RequestId& id, const std::string& method, const json::value* params,
                const std::shared_ptr<Stream>& stream);
-  void notification(const std::string& method, const json::value* params);
-  void tools_list(const json::value& id, const json::value* params, Stream& stream);
-  void tools_call(const json::value& id, const json::value* params,
+  void notification(std::string_view text, const std::string& method, const json::value* params);
+  void tools_list(const RequestId& id, const json::value* params, Stream& stream);
+  void tools_call(const RequestId& id, const json::value* params,
                   const std::shared_ptr<Stream>& stream);
   void finished(const std::string& key);
 

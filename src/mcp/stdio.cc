@@ -1,6 +1,11 @@
 // The stdio transport: newline-delimited JSON-RPC on two file descriptors.
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <memory>
 #include <mutex>
@@ -58,6 +63,65 @@ class LineStream : public Stream {
   std::shared_ptr<Writer> writer_;
 };
 
+// SIGTERM and SIGINT while serve_stdio reads: the handler writes a byte to a
+// pipe the read loop polls, so the loop ends as at end of file and every call
+// in flight is answered before the process goes. The handler resets itself
+// (SA_RESETHAND): a second signal has the default effect and ends the process.
+std::atomic<int> g_signal_pipe{-1};
+
+void on_stop_signal(int) {
+  const int saved = errno;
+  const int fd = g_signal_pipe.load();
+  if (fd >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(fd, &byte, 1);
+  }
+  errno = saved;
+}
+
+class StopSignals {
+ public:
+  StopSignals() {
+    if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
+      fds_[0] = fds_[1] = -1;
+      return;
+    }
+    int expected = -1;
+    if (!g_signal_pipe.compare_exchange_strong(expected, fds_[1])) return;  // another serve_stdio
+    owner_ = true;
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    for (int i = 0; i < 2; ++i) {
+      sigaction(kSignals[i], nullptr, &previous_[i]);
+      // A signal the caller ignores stays ignored.
+      if (previous_[i].sa_handler != SIG_IGN)
+        installed_[i] = sigaction(kSignals[i], &action, nullptr) == 0;
+    }
+  }
+  ~StopSignals() {
+    if (owner_) {
+      for (int i = 0; i < 2; ++i)
+        if (installed_[i]) sigaction(kSignals[i], &previous_[i], nullptr);
+      g_signal_pipe.store(-1);
+    }
+    for (int fd : fds_)
+      if (fd >= 0) ::close(fd);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  // The fd that becomes readable on a signal, or -1.
+  int fd() const { return owner_ ? fds_[0] : -1; }
+
+ private:
+  static constexpr int kSignals[2] = {SIGTERM, SIGINT};
+  int fds_[2] = {-1, -1};
+  bool owner_ = false;
+  bool installed_[2] = {false, false};
+  struct sigaction previous_[2]{};
+};
+
 }  // namespace
 
 int serve_stdio(Service& service, int in_fd, int out_fd) {
@@ -70,7 +134,20 @@ int serve_stdio(Service& service, int in_fd, int out_fd) {
   std::string buffer;
   bool skipping = false;  // inside a line longer than kMaxLine
   char chunk[65536];
+  StopSignals signals;
+  bool stopped = false;  // by a signal
   while (true) {
+    if (signals.fd() >= 0) {
+      pollfd fds[2] = {{in_fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (fds[1].revents != 0) {
+        stopped = true;
+        break;
+      }
+    }
     const ssize_t n = ::read(in_fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -94,9 +171,16 @@ int serve_stdio(Service& service, int in_fd, int out_fd) {
       skipping = true;
     }
   }
-  if (!skipping && buffer.find_first_not_of(" \t\r") != std::string::npos)
+  if (!stopped && !skipping && buffer.find_first_not_of(" \t\r") != std::string::npos)
     session->handle(buffer, stream);
-  session->close();
+  // Calls still running are answered (retryable: another server may take
+  // them), then stopped.
+  session->close(Failure{FailureCode::unavailable,
+                         stopped ? "corral mcp is stopping (a signal): this call was stopped "
+                                   "before it finished; retry it on a running server."
+                                 : "corral mcp is stopping (its input ended): this call was "
+                                   "stopped before it finished; retry it on a running server.",
+                         nullptr});
   service.shutdown();
   return writer->broken() ? 1 : 0;
 }

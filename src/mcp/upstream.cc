@@ -228,7 +228,31 @@ class StdioUpstream : public UpstreamClient {
     }
   }
 
-  void read_loop() {
+  // The reader's thread: nothing may leave it (a throw would be
+  // std::terminate); whatever ends it, the calls still waiting are failed.
+  void read_loop() noexcept {
+    try {
+      read_lines();
+    } catch (const std::exception& e) {
+      log_quietly("upstream " + name_ + ": the reader stopped: " + e.what());
+    } catch (...) {
+      log_quietly("upstream " + name_ + ": the reader stopped (not a std::exception)");
+    }
+    try {
+      fail_pending("the upstream server " + name_ + " has exited");
+    } catch (...) {
+      log_quietly("upstream " + name_ + ": failing the calls still waiting threw");
+    }
+  }
+
+  void log_quietly(const std::string& message) noexcept {
+    try {
+      if (logger_) logger_(LogLevel::error, message);
+    } catch (...) {  // a logger that throws: nothing left to tell
+    }
+  }
+
+  void read_lines() {
     std::string buffer;
     char chunk[65536];
     while (true) {
@@ -244,16 +268,16 @@ class StdioUpstream : public UpstreamClient {
       buffer.append(chunk, static_cast<std::size_t>(n));
       std::size_t newline;
       while ((newline = buffer.find('\n')) != std::string::npos) {
-        try {  // the reader's thread: one bad message costs that message
+        try {  // one bad message costs that message
           on_line(buffer.substr(0, newline));
         } catch (const std::exception& e) {
-          if (logger_)
-            logger_(LogLevel::error, "upstream " + name_ + ": a message failed: " + e.what());
+          log_quietly("upstream " + name_ + ": a message failed: " + e.what());
+        } catch (...) {
+          log_quietly("upstream " + name_ + ": a message failed (not a std::exception)");
         }
         buffer.erase(0, newline + 1);
       }
     }
-    fail_pending("the upstream server " + name_ + " has exited");
   }
 
   void on_line(const std::string& line) {
@@ -439,13 +463,18 @@ class HttpUpstream : public UpstreamClient {
                                   std::chrono::milliseconds timeout, Done done) override {
     const std::int64_t id = next_id_.fetch_add(1) + 1;
     tasks_.spawn([this, tool, arguments = std::move(arguments), timeout, done, id] {
+      // `done` once, outside the try: a throw from it must not answer twice.
+      std::optional<json::object> result;
+      std::string error;
       try {
-        done(request_sync("tools/call", json::object{{"name", tool}, {"arguments", arguments}},
-                          timeout, id),
-             {});
+        result = request_sync("tools/call", json::object{{"name", tool}, {"arguments", arguments}},
+                              timeout, id);
       } catch (const std::exception& e) {
-        done(std::nullopt, "upstream " + name_ + ": " + e.what());
+        error = "upstream " + name_ + ": " + e.what();
+      } catch (...) {
+        error = "upstream " + name_ + ": internal error";
       }
+      done(std::move(result), std::move(error));
     });
     return [this, id] {
       tasks_.spawn([this, id] {

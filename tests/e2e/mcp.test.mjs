@@ -307,6 +307,81 @@ test('an upstream over Streamable HTTP: corral mcp fronting corral serve', async
   }
 });
 
+// `seq 1 1000000` (6.9 MB) as a direct tool: the SDK checks structuredContent
+// against the tool's outputSchema (cached by listTools) and used to reject the
+// cut result, which had lost stderr and exitCode and gained a "[cut]" key.
+test('a command result past the result budget keeps its outputSchema (the SDK validates it)', async () => {
+  const seq = path.join(root, 'tests/mcp/fixtures/seq.yaml');
+  const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({
+    command: corral, args: ['mcp', '--mcp-manifest', seq, '--max-workers', '1'], stderr: 'ignore' }));
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.find((t) => t.name === 'seq').outputSchema.required.includes('exitCode'));
+    const r = await client.callTool({ name: 'seq', arguments: { args: ['1', '1000000'] } });
+    assert.equal(r.isError, undefined);
+    const s = r.structuredContent;
+    assert.deepEqual(Object.keys(s).sort(), ['exitCode', 'stderr', 'stdout', 'truncated']);
+    assert.equal(s.exitCode, 0);
+    assert.equal(s.stderr, '');
+    assert.equal(s.truncated, true);
+    assert.ok(s.stdout.startsWith('1\n2\n3\n'));
+    assert.match(s.stdout, /\n\[cut: \d+ more bytes\]$/);
+    assert.ok(Buffer.byteLength(JSON.stringify(s)) <= 64 * 1024);
+    assert.ok(r.content.some((c) => /result budget/.test(c.text)));
+  } finally {
+    await client.close();
+  }
+});
+
+// Starts fixture_spawn through `client` and resolves once its process tree
+// runs (it writes its pids to a FIFO); returns the pending call.
+async function runningSpawn(client, name) {
+  const fifo = path.join(scratch, name);
+  execFileSync('mkfifo', [fifo]);
+  const call = client.callTool({ name: 'fixture_spawn', arguments: { flags: { pids: fifo } } },
+    undefined, { timeout: 60000 });
+  const pids = (await fs.readFile(fifo, 'utf8')).trim().split('\n').map(Number);
+  assert.equal(pids.length, 3);
+  return { call, pids };
+}
+
+function assertUnavailable(result) {
+  assert.equal(result.isError, true, JSON.stringify(result));
+  const failure = JSON.parse(result.content[0].text);
+  assert.equal(failure.code, 'unavailable');
+  assert.equal(failure.retryable, true);
+}
+
+test('stdio: a call in flight when corral mcp gets SIGTERM is answered, not dropped', async () => {
+  const transport = new StdioClientTransport({
+    command: corral, args: ['mcp', '--mcp-manifest', manifest, '--max-workers', '1'], stderr: 'ignore' });
+  const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const { call, pids } = await runningSpawn(client, 'stdio-sigterm');
+    process.kill(transport.pid, 'SIGTERM');
+    assertUnavailable(await call);
+    assert.ok(await gone(pids), `still running: ${pids.filter(alive)}`);
+  } finally {
+    await client.close();
+  }
+});
+
+test('Streamable HTTP: a call in flight when corral serve stops is answered, not dropped', async () => {
+  const server = await serve();
+  const { client } = await httpClient(server.url);
+  try {
+    const { call, pids } = await runningSpawn(client, 'http-stop');
+    const stopped = server.stop();
+    assertUnavailable(await call);
+    assert.equal(await stopped, 0);
+    assert.ok(await gone(pids), `still running: ${pids.filter(alive)}`);
+  } finally {
+    await client.close();
+  }
+});
+
 // A raw request with any Host header (fetch does not let a caller set it).
 function raw(port, { method = 'POST', headers = {}, body = '' }) {
   return new Promise((resolve, reject) => {
@@ -348,6 +423,34 @@ test('Streamable HTTP: DNS rebinding refused, malformed input answered, bearer t
     const { client } = await httpClient(server.url, auth);
     assert.ok((await client.listTools()).tools.length > 0);
     await client.close();
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+test('Streamable HTTP: failed initializes take no session slot', async () => {
+  const server = await serve(['--mcp-max-sessions', '2']);
+  try {
+    const bad = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+      { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 7 } },
+      { jsonrpc: '2.0', id: true, method: 'initialize', params: { protocolVersion: '2025-11-25' } },
+    ];
+    for (let round = 0; round < 3; ++round) {
+      for (const body of bad) {
+        const r = await raw(server.port, { body: JSON.stringify(body) });
+        assert.equal(r.status, 400, r.body);
+        assert.equal(r.headers['mcp-session-id'], undefined);
+        assert.ok(JSON.parse(r.body).error);
+      }
+    }
+    // Nine refused initializes later, both slots are still free.
+    const clients = [await httpClient(server.url), await httpClient(server.url)];
+    for (const { client } of clients) assert.ok((await client.listTools()).tools.length > 0);
+    const third = await raw(server.port, { body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+    assert.equal(third.status, 503);
+    for (const { client } of clients) await client.close();
   } finally {
     assert.equal(await server.stop(), 0);
   }

@@ -278,5 +278,61 @@ TEST(McpHttp, OpenSessionsAreBounded) {
   EXPECT_EQ(h.post(init).status, 200);
 }
 
+// A session exists only after its initialize succeeded: refused ones take
+// no slot, so they cannot lock good clients out until the idle expiry.
+TEST(McpHttp, AFailedInitializeTakesNoSessionSlot) {
+  HttpOptions options;
+  options.max_sessions = 2;
+  McpHttp h(options);
+  const std::vector<std::string> bad = {
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})",
+      R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":7}})",
+      R"({"jsonrpc":"2.0","id":true,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})",
+      R"({"jsonrpc":"1.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})",
+      R"({"jsonrpc":"2.0","id":4,"method":"initialize","params":[]})"};
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& body : bad) {
+      Reply r = h.post(body);
+      EXPECT_EQ(r.status, 400) << body << " " << r.body;
+      EXPECT_EQ(r.headers.count("mcp-session-id"), 0u) << body;
+      EXPECT_TRUE(r.json().as_object().contains("error")) << r.body;
+    }
+  }
+  EXPECT_EQ(h.endpoint().sessions(), 0u);
+  const std::string a = h.open();
+  const std::string b = h.open();
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(b.size(), 32u);
+  EXPECT_EQ(h.endpoint().sessions(), 2u);
+  EXPECT_EQ(h.post(bad[0]).status, 503);  // the bound still holds
+}
+
+// The endpoint closing (the server's drain) answers a call in flight with a
+// retryable `unavailable` result on its own stream, instead of never.
+TEST(McpHttp, ACallInFlightIsAnsweredWhenTheEndpointCloses) {
+  McpHttp h;
+  const std::string id = h.open();
+  Fifo fifo;
+  Reply reply;
+  std::thread caller([&] {
+    reply = h.post(
+        R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fixture_spawn","arguments":{"flags":{"pids":")" +
+            fifo.path() + R"("}}}})",
+        {{"Mcp-Session-Id", id}});
+  });
+  EXPECT_EQ(fifo.pids().size(), 3u);  // the command runs
+  h.endpoint().close();
+  caller.join();
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  const json::value answer = reply.json();
+  EXPECT_EQ(answer.at("id"), 5);
+  const json::object& result = answer.at("result").as_object();
+  EXPECT_EQ(result.at("isError"), true);
+  const json::value failure = json::parse(text_of(result));
+  EXPECT_EQ(failure.at("code"), "unavailable") << reply.body;
+  EXPECT_EQ(failure.at("retryable"), true);
+  EXPECT_EQ(h.endpoint().sessions(), 0u);
+}
+
 }  // namespace
 }  // namespace corral::mcp::testing

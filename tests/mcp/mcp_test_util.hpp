@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include "core/json.hpp"
+
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -134,6 +139,64 @@ class Harness {
   std::shared_ptr<Session> session_;
   std::int64_t next_id_ = 0;
 };
+
+// A FIFO in a fresh directory: fixture_spawn writes its pids to it once its
+// process tree exists, so reading it waits (no sleep) for the call to run.
+class Fifo {
+ public:
+  Fifo() {
+    char dir[] = "/tmp/corral-mcp-fifo-XXXXXX";
+    EXPECT_NE(::mkdtemp(dir), nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/pids";
+    EXPECT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+  }
+  ~Fifo() { std::filesystem::remove_all(dir_); }
+  Fifo(const Fifo&) = delete;
+  Fifo& operator=(const Fifo&) = delete;
+  const std::string& path() const { return path_; }
+  // Blocks until the writer wrote and closed.
+  std::vector<pid_t> pids() {
+    std::ifstream in(path_);
+    std::vector<pid_t> out;
+    pid_t pid;
+    while (in >> pid) out.push_back(pid);
+    return out;
+  }
+
+ private:
+  std::string dir_, path_;
+};
+
+// Checks `value` against the flat object schema the command tools publish
+// (bind::output_schema): required keys present, no other keys when
+// additionalProperties is false, each property of its type. Empty when it
+// conforms, else what does not.
+inline std::string schema_mismatch(const json::value& value, const json::object& schema) {
+  if (!value.is_object()) return "not an object";
+  const json::object& o = value.as_object();
+  const json::object& props = schema.at("properties").as_object();
+  if (const json::value* required = schema.if_contains("required"))
+    for (const auto& key : required->as_array())
+      if (!o.contains(key.as_string())) return "missing " + std::string(key.as_string());
+  const json::value* extra = schema.if_contains("additionalProperties");
+  for (const auto& [key, v] : o) {
+    const json::value* p = props.if_contains(key);
+    if (!p) {
+      if (extra && extra->is_bool() && !extra->as_bool()) return "unexpected " + std::string(key);
+      continue;
+    }
+    const json::value* type = p->as_object().if_contains("type");
+    if (!type) continue;
+    const std::string t(type->as_string());
+    const bool ok = (t == "string" && v.is_string()) || (t == "boolean" && v.is_bool()) ||
+                    (t == "integer" && (v.is_int64() || v.is_uint64())) ||
+                    (t == "number" && v.is_number()) || (t == "object" && v.is_object()) ||
+                    (t == "array" && v.is_array());
+    if (!ok) return std::string(key) + " is not of type " + t;
+  }
+  return {};
+}
 
 inline std::string text_of(const json::object& result, std::size_t i = 0) {
   return std::string(result.at("content").as_array().at(i).at("text").as_string());

@@ -2,6 +2,7 @@
 // stderr, a clean exit when stdin closes, refused settings named.
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <vector>
 #include "core/json.hpp"
 #include "core/utf8.hpp"
+#include "mcp_test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -80,6 +82,9 @@ class McpProcess {
   void close_stdin() {
     if (in_ >= 0) ::close(in_);
     in_ = -1;
+  }
+  void signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
   }
   int wait() {
     if (pid_ <= 0) return status_;
@@ -239,6 +244,78 @@ TEST(McpStdio, AnUpstreamAnswerThatIsNotUtf8ReachesTheGuestAsReplacement) {
   p.close_stdin();
   EXPECT_EQ(p.wait(), 0);
   EXPECT_NE(p.stderr_text().find("not UTF-8"), std::string::npos) << "the log says so";
+}
+
+using corral::mcp::testing::Fifo;
+
+void open_session(McpProcess& p) {
+  p.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  answer(p, 1);
+  p.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+}
+
+// A call running when the server stops gets an answer: a failed tool result
+// (`unavailable`, retryable), before the process exits. It used to get none.
+void expect_answered_at_stop(bool by_signal) {
+  McpProcess p({"--mcp-manifest", kManifest, "--max-workers", "1"});
+  open_session(p);
+  Fifo fifo;
+  p.send(call(7, "fixture_spawn", R"({"flags":{"pids":")" + fifo.path() + R"("}})"));
+  ASSERT_EQ(fifo.pids().size(), 3u);  // the command is running
+  if (by_signal) {
+    p.signal(SIGTERM);
+  } else {
+    p.close_stdin();
+  }
+  json::object result = answer(p, 7);
+  EXPECT_EQ(result.at("isError"), true) << json::serialize(result);
+  const json::value failure =
+      json::parse(result.at("content").as_array().at(0).at("text").as_string());
+  EXPECT_EQ(failure.at("code").as_string(), "unavailable");
+  EXPECT_EQ(failure.at("retryable"), true);
+  EXPECT_NE(std::string(failure.at("message").as_string()).find(by_signal ? "signal" : "input"),
+            std::string::npos)
+      << json::serialize(failure);
+  p.close_stdin();
+  EXPECT_EQ(p.wait(), 0);
+  EXPECT_EQ(p.rest_of_stdout(), "");  // one answer, not two
+}
+
+TEST(McpStdio, ACallInFlightIsAnsweredWhenStdinEnds) { expect_answered_at_stop(false); }
+
+TEST(McpStdio, ACallInFlightIsAnsweredOnSigterm) { expect_answered_at_stop(true); }
+
+// JSON-RPC ids come back byte for byte: a number too long for a double, a
+// string with escapes; and a call with a long id can be cancelled by it.
+TEST(McpStdio, RequestIdsRoundTripByteExact) {
+  McpProcess p({"--mcp-manifest", kManifest, "--max-workers", "1"});
+  open_session(p);
+  const std::string big = "123456789012345678901234567890";
+  p.send(R"({"jsonrpc":"2.0","id":)" + big + R"(,"method":"ping"})");
+  EXPECT_EQ(p.line(), R"({"jsonrpc":"2.0","id":)" + big + R"(,"result":{}})");
+  p.send(R"({"jsonrpc":"2.0","id":-98765432109876543210987654321,"method":"nope"})");
+  EXPECT_NE(p.line().find(R"("id":-98765432109876543210987654321,)"), std::string::npos);
+  p.send(R"({"id" : "caf\u00e9 \/", "jsonrpc":"2.0","method":"ping"})");
+  EXPECT_EQ(p.line(), R"({"jsonrpc":"2.0","id":"caf\u00e9 \/","result":{}})");
+  // Not integers: refused as before, with a null id.
+  p.send(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})");
+  EXPECT_NE(p.line().find(R"("id":null)"), std::string::npos);
+
+  Fifo fifo;
+  p.send(
+      R"({"jsonrpc":"2.0","id":)" + big +
+      R"(,"method":"tools/call","params":{"name":"fixture_spawn","arguments":{"flags":{"pids":")" +
+      fifo.path() + R"("}}}})");
+  ASSERT_EQ(fifo.pids().size(), 3u);
+  p.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)" + big +
+         "}}");
+  // Cancelled: no answer to it; the next request is answered first.
+  p.send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+  EXPECT_EQ(p.line(), R"({"jsonrpc":"2.0","id":2,"result":{}})");
+  p.close_stdin();
+  EXPECT_EQ(p.wait(), 0);
+  EXPECT_EQ(p.rest_of_stdout(), "");  // the cancelled call was not answered at the end either
 }
 
 }  // namespace

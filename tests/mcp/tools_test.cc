@@ -177,8 +177,10 @@ TEST(McpTools, BusyCommandsSayTheyAreRetryable) {
   json::object f = failure_of(busy);
   EXPECT_EQ(f.at("code").as_string(), "busy");
   EXPECT_TRUE(f.at("retryable").as_bool());
+  // Closing the session answers both (they were not cancelled by the client).
   h.session().close();
-  for (auto& r : running) EXPECT_TRUE(r->wait().is_null());
+  for (auto& r : running)
+    EXPECT_EQ(failure_of(r->wait().at("result").as_object()).at("code"), "cancelled");
 }
 
 bool alive(int pid) {
@@ -280,6 +282,72 @@ TEST(McpTools, ResultsPastTheBudgetAreCutStructurallyAndSaySo) {
   json::object big = h.call("fixture_big", {});
   EXPECT_TRUE(big.at("structuredContent").at("truncated").as_bool());
   EXPECT_LE(text_of(big).size(), 1100u);
+  // Cut inside its strings: every field of the output schema is still there.
+  EXPECT_EQ(big.at("structuredContent").at("exitCode"), 0);
+  EXPECT_EQ(big.at("structuredContent").at("stderr"), "");
+  EXPECT_LE(json::serialize(big.at("structuredContent")).size(), 1000u);
+}
+
+// `seq 1 1000000` (6.9 MB) as a direct command tool: the result is cut to the
+// 64 KiB budget inside stdout (between characters, marked), keeps every field
+// its outputSchema requires and says `truncated`. It used to lose stderr and
+// exitCode and gain a "[cut]" key, which a client that checks structured
+// content against the schema (the official SDK) rejects.
+TEST(McpTools, ACommandResultPastTheBudgetKeepsItsOutputSchema) {
+  Options options;
+  options.manifests = {std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/seq.yaml"};
+  Harness h(std::move(options));
+  json::value list = h.request("tools/list");
+  const json::object* tool = nullptr;
+  for (const auto& t : list.at("result").at("tools").as_array())
+    if (t.at("name").as_string() == "seq") tool = &t.as_object();
+  ASSERT_NE(tool, nullptr) << json::serialize(list);
+  const json::object& schema = tool->at("outputSchema").as_object();
+
+  json::object small = h.call("seq", {{"args", json::array{"1", "3"}}});
+  EXPECT_EQ(json::serialize(small.at("structuredContent")),
+            R"({"stdout":"1\n2\n3\n","stderr":"","exitCode":0,"truncated":false})");
+
+  json::object r = h.call("seq", {{"args", json::array{"1", "1000000"}}});
+  EXPECT_FALSE(r.contains("isError")) << json::serialize(r).substr(0, 500);
+  const json::value& structured = r.at("structuredContent");
+  EXPECT_EQ(schema_mismatch(structured, schema), "");
+  EXPECT_EQ(structured.at("exitCode"), 0);
+  EXPECT_EQ(structured.at("stderr"), "");
+  EXPECT_EQ(structured.at("truncated"), true);
+  const std::string out(structured.at("stdout").as_string());
+  EXPECT_EQ(out.rfind("1\n2\n3\n4\n", 0), 0u);
+  EXPECT_NE(out.find("more bytes]"), std::string::npos);
+  const std::size_t size = json::serialize(structured).size();
+  EXPECT_LE(size, std::size_t{64} << 10);
+  EXPECT_GT(size, std::size_t{60} << 10);  // the budget is used, not wasted
+  bool said = false;
+  for (const auto& block : r.at("content").as_array())
+    said = said ||
+           std::string(block.at("text").as_string()).find("result budget") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// A call still running when its session closes is answered with the reason
+// (here the shutdown's `unavailable`), then stopped: its tree is gone.
+TEST(McpTools, ClosingASessionAnswersItsCallsInFlight) {
+  Harness h;
+  const std::string path = fifo(::testing::TempDir() + "/close_pids");
+  auto call = h.start("tools/call", json::object{{"name", "fixture_spawn"},
+                                                 {"arguments", {{"flags", {{"pids", path}}}}}});
+  const std::vector<int> pids = read_pids(path);
+  ASSERT_EQ(pids.size(), 3u);
+  h.session().close(Failure{FailureCode::unavailable, "stopping for the test", nullptr});
+  ASSERT_TRUE(call->finished()) << "answered at once, before the command is stopped";
+  json::value r = call->wait();
+  const json::object& result = r.at("result").as_object();
+  EXPECT_EQ(result.at("isError"), true);
+  const json::object failure = failure_of(result);
+  EXPECT_EQ(failure.at("code"), "unavailable");
+  EXPECT_EQ(failure.at("retryable"), true);
+  EXPECT_EQ(failure.at("message"), "stopping for the test");
+  h.service().shutdown();  // waits for the command's task
+  for (int pid : pids) EXPECT_FALSE(alive(pid)) << pid;
 }
 
 TEST(McpTools, CompactModeOffersTheTrioWhateverTheNumberOfCommands) {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/json.hpp"
+#include "core/utf8.hpp"
 
 #include "corral/mcp.hpp"
 #include "mcp/budget.hpp"
@@ -112,6 +113,31 @@ TEST(McpBudget, LeavesFittingValuesAloneAndCutsOthersByShape) {
   EXPECT_FALSE(cut);
   EXPECT_NE(cut_text(std::string(500, 'x'), 100, cut).find("more bytes"), std::string::npos);
   EXPECT_TRUE(cut);
+}
+
+// A string cut for a JSON field: its serialized form (escapes counted) fits
+// the allowance, the cut falls between characters and is marked.
+TEST(McpBudget, JsonStringsAreCutByTheirSerializedSizeBetweenCharacters) {
+  bool cut = false;
+  EXPECT_EQ(cut_json_string("short", 100, cut), "short");
+  EXPECT_FALSE(cut);
+  std::string accents;
+  for (int i = 0; i < 300; ++i) accents += "\xc3\xa9";  // é
+  const std::string a = cut_json_string(accents, 101, cut);
+  EXPECT_TRUE(cut);
+  EXPECT_LE(json::serialize(json::string_view(a)).size(), 101u);
+  EXPECT_TRUE(core::is_valid_utf8(a)) << a;
+  EXPECT_EQ(a.find("\n[cut: ") % 2, 0u);
+  EXPECT_NE(a.find("more bytes]"), std::string::npos);
+  // Newlines and control characters take 2 and 6 bytes in JSON.
+  for (const std::string& text :
+       {std::string(5000, '\n'), std::string(5000, '\x01'), std::string(5000, '"')}) {
+    cut = false;
+    const std::string c = cut_json_string(text, 300, cut);
+    EXPECT_TRUE(cut);
+    EXPECT_LE(json::serialize(json::string_view(c)).size(), 300u);
+    EXPECT_GT(json::serialize(json::string_view(c)).size(), 200u);  // not emptied
+  }
 }
 
 TEST(McpUpstreams, ParsesTheSettingAndNamesWhatIsWrong) {
