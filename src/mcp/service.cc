@@ -189,6 +189,18 @@ void Tasks::spawn(std::function<void()> fn) {
     std::lock_guard lock(mutex_);
     ++active_;
   }
+  // A thread that cannot start (EAGAIN) throws to the caller, which answers
+  // its call; it must not count as running, or wait_idle() would never return.
+  struct Uncount {
+    Tasks* tasks;
+    bool armed = true;
+    ~Uncount() {
+      if (!armed) return;
+      std::lock_guard lock(tasks->mutex_);
+      --tasks->active_;
+      tasks->idle_.notify_all();
+    }
+  } uncount{this};
   std::thread([this, fn = std::move(fn)] {
     auto escaped = [this](const std::string& message) noexcept {
       try {
@@ -211,6 +223,7 @@ void Tasks::spawn(std::function<void()> fn) {
     --active_;
     idle_.notify_all();
   }).detach();
+  uncount.armed = false;
 }
 
 void Tasks::wait_idle() {
@@ -666,24 +679,46 @@ void Service::Impl::dispatch(const std::string& path, std::string args_json,
       answer.reject("Execution has already completed.");
       return;
     }
-    tasks_.spawn([binding = callable->binding, op = callable->operation,
-                  args = std::move(args_json), answer, cancel] {
-      process::RunOptions run;
-      run.cancel = cancel;
-      try {
-        Execution e = binding->call(op, args, run);
-        answer.resolve(bind::output_view(e));
-      } catch (const Error& e) {
-        std::string message = fmt::format("{}: {}", to_string(e.code()), e.what());
-        if (e.retryable()) message += " (retryable)";
-        if (e.execution()) message += "\n" + bind::output_view(*e.execution());
-        answer.reject(std::move(message));
-      } catch (const std::exception& e) {
-        answer.reject(std::string("internal: ") + e.what());
-      }
-    });
+    try {  // the pool's thread: a thread that cannot start is this call's failure
+      spawn_command(callable->binding, callable->operation, std::move(args_json), answer, cancel);
+    } catch (const std::exception& e) {
+      log(LogLevel::error, std::string("codemode.") + path + ": internal error: " + e.what());
+      answer.reject(std::string("internal: ") + e.what());
+    }
     return;
   }
+  try {
+    dispatch_upstream(*callable, std::move(args_json), answer, scope);
+  } catch (const std::exception& e) {
+    log(LogLevel::error, std::string("codemode.") + path + ": internal error: " + e.what());
+    answer.reject(std::string("internal: ") + e.what());
+  }
+}
+
+void Service::Impl::spawn_command(bind::Binding* binding, const std::string& operation,
+                                  std::string args_json, pool::ToolAnswer answer,
+                                  process::CancelSource cancel) {
+  tasks_.spawn([binding, op = operation, args = std::move(args_json), answer, cancel] {
+    process::RunOptions run;
+    run.cancel = cancel;
+    try {
+      Execution e = binding->call(op, args, run);
+      answer.resolve(bind::output_view(e));
+    } catch (const Error& e) {
+      std::string message = fmt::format("{}: {}", to_string(e.code()), e.what());
+      if (e.retryable()) message += " (retryable)";
+      if (e.execution()) message += "\n" + bind::output_view(*e.execution());
+      answer.reject(std::move(message));
+    } catch (const std::exception& e) {
+      answer.reject(std::string("internal: ") + e.what());
+    }
+  });
+}
+
+void Service::Impl::dispatch_upstream(const Callable& target, std::string args_json,
+                                      pool::ToolAnswer answer,
+                                      const std::shared_ptr<RunScope>& scope) {
+  const Callable* callable = &target;
   json::value input = parse_or_null(args_json);
   if (input.is_null()) input = json::object{};
   {  // a late call gets what the pool would answer

@@ -132,6 +132,10 @@ class Service::Impl {
   // A guest's `codemode.<path>(input)`.
   void dispatch(const std::string& path, std::string args_json, pool::ToolAnswer answer,
                 const std::shared_ptr<RunScope>& scope);
+  void spawn_command(bind::Binding* binding, const std::string& operation, std::string args_json,
+                     pool::ToolAnswer answer, process::CancelSource cancel);
+  void dispatch_upstream(const Callable& callable, std::string args_json, pool::ToolAnswer answer,
+                         const std::shared_ptr<RunScope>& scope);
 
   // Hands `done` what `make` builds, once. At every thread boundary of a call
   // (a task, the pool's completion, an upstream's answer): an exception from
