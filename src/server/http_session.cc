@@ -40,7 +40,23 @@ struct PendingDecision {
   }
 };
 
+bool is_base64_digit(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+         c == '/';
+}
+
 }  // namespace
+
+bool is_websocket_key(std::string_view key) {
+  // 16 bytes are 128 bits: 21 digits of 6 bits, a 22nd carrying the last 2
+  // bits (its 4 low bits zero, as RFC 4648 3.5 has encoders write them), "==".
+  if (key.size() != 24 || key[22] != '=' || key[23] != '=') return false;
+  for (std::size_t i = 0; i < 22; ++i) {
+    if (!is_base64_digit(key[i])) return false;
+  }
+  const char last = key[21];
+  return last == 'A' || last == 'Q' || last == 'g' || last == 'w';
+}
 
 void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::socket&& socket,
                        const std::string& reason) {
@@ -180,10 +196,10 @@ void HttpSession::handle_request() {
     return;
   }
   if (beast::websocket::is_upgrade(request_)) {
-    if (path == "/") {
-      handle_upgrade();
-    } else {
+    if (path != "/") {
       respond(http::status::not_found, "not found");
+    } else if (check_handshake()) {
+      handle_upgrade();
     }
     return;
   }
@@ -228,11 +244,13 @@ void HttpSession::handle_request() {
   }
 }
 
-void HttpSession::respond(http::status status, std::string body, std::string content_type) {
+void HttpSession::respond(http::status status, std::string body, std::string content_type,
+                          bool version_header) {
   auto response = std::make_shared<http::response<http::string_body>>(
       status, request_.version() ? request_.version() : 11);
   response->set(http::field::server, "corral");
   response->set(http::field::content_type, content_type);
+  if (version_header) response->set(http::field::sec_websocket_version, "13");
   // A refused request (too large, or turned away by the guard) ends its
   // connection.
   const bool keep_alive = request_.keep_alive() && !shutting_down_ &&
@@ -257,6 +275,46 @@ void HttpSession::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
     return;
   }
   do_wait();
+}
+
+bool HttpSession::check_handshake() {
+  // RFC 6455 4.2.1 and 4.2.2, checked here so that a bad opening handshake
+  // gets a clear answer before the identity hook or a WebSocket session.
+  const auto refuse_with = [this](http::status status, std::string reason,
+                                  bool version_header = false) {
+    state_->log(LogLevel::warn,
+                fmt::format("refused a WebSocket upgrade from {}: {}", remote_address_, reason));
+    state_->metrics.connection_rejected();
+    std::string text = status == http::status::bad_request ? "Bad Request: " : "Upgrade Required: ";
+    text += reason;
+    text += ".";
+    respond(status, boost::json::serialize(boost::json::object{{"error", text}}),
+            "application/json", version_header);
+  };
+  const auto versions = request_.equal_range(http::field::sec_websocket_version);
+  if (versions.first == versions.second || std::next(versions.first) != versions.second ||
+      versions.first->value() != "13") {
+    refuse_with(http::status::upgrade_required,
+                "this server speaks WebSocket version 13 only (Sec-WebSocket-Version: 13)", true);
+    return false;
+  }
+  const auto keys = request_.equal_range(http::field::sec_websocket_key);
+  if (keys.first == keys.second) {
+    refuse_with(http::status::bad_request, "the upgrade has no Sec-WebSocket-Key header");
+    return false;
+  }
+  if (std::next(keys.first) != keys.second) {
+    refuse_with(http::status::bad_request,
+                "the upgrade has more than one Sec-WebSocket-Key header");
+    return false;
+  }
+  if (!is_websocket_key(keys.first->value())) {
+    refuse_with(http::status::bad_request,
+                "Sec-WebSocket-Key must be the base64 encoding of 16 bytes (24 characters "
+                "ending in ==, RFC 6455 4.2.1)");
+    return false;
+  }
+  return true;
 }
 
 void HttpSession::handle_upgrade() {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "server/state.hpp"
 
@@ -19,6 +20,10 @@ namespace http = beast::http;
 // peer does). Counts a connection rejection.
 void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::socket&& socket,
                        const std::string& reason);
+
+// True iff `key` is a Sec-WebSocket-Key RFC 6455 4.2.1 allows: the canonical
+// base64 of exactly 16 bytes.
+bool is_websocket_key(std::string_view key);
 
 class HttpSession : public Session, public std::enable_shared_from_this<HttpSession> {
  public:
@@ -42,8 +47,14 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
   void on_read(beast::error_code ec, std::size_t bytes);
   void on_header(beast::error_code ec, std::size_t bytes);
   void handle_request();
-  void respond(http::status status, std::string body, std::string content_type = "text/plain");
+  // `version_header`: adds Sec-WebSocket-Version: 13 (a 426 to an upgrade).
+  void respond(http::status status, std::string body, std::string content_type = "text/plain",
+               bool version_header = false);
   void on_write(bool keep_alive, beast::error_code ec, std::size_t bytes);
+  // Answers an upgrade whose Sec-WebSocket-Version is not exactly 13 with
+  // 426 (and Sec-WebSocket-Version: 13), one whose Sec-WebSocket-Key is
+  // missing, repeated or not the base64 of 16 bytes with 400; false then.
+  bool check_handshake();
   void handle_upgrade();
   void on_decision(Decision decision);
   // Writes a bodiless status line with Connection: close, then closes.
