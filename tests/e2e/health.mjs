@@ -157,7 +157,7 @@ export async function healthz(port) {
 
 // A trivial execute over the npm `ws` client, on its own connection, closed
 // (and the close seen) before it resolves.
-export async function trivialExecute(daemon) {
+export async function trivialExecute(daemon, code = '6 * 7') {
   const ws = new WebSocket(daemon.url);
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
@@ -165,7 +165,7 @@ export async function trivialExecute(daemon) {
     ws.once('error', reject);
   });
   const answer = new Promise((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
-  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute', params: { code: '6 * 7' } }));
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute', params: { code } }));
   const message = await answer;
   const closed = once(ws, 'close');
   ws.close();
@@ -173,10 +173,14 @@ export async function trivialExecute(daemon) {
   return message.result;
 }
 
-// The numbers a case starts from: taken once one execute has run (the
-// worker is up and the first run's allocations are made).
-export async function baseline(daemon) {
-  assert.equal((await trivialExecute(daemon)).execution.value, 42);
+// The numbers a case starts from: taken once `workers` executes have run at
+// once (workers start on demand: every one is up, with its pipes, and the
+// first runs' allocations are made).
+export async function baseline(daemon, workers = 1) {
+  // Busy for a while (Date.now is frozen inside a run: count instead).
+  const busy = 'let x = 0; for (let i = 0; i < 2e7; i++) x += i; 42';
+  const warm = await Promise.all(Array.from({ length: workers }, () => trivialExecute(daemon, busy)));
+  for (const result of warm) assert.equal(result.execution.value, 42, JSON.stringify(result));
   // The execute's socket closes on the daemon's side shortly after ours.
   let last = procStats(daemon.pid).fds;
   await pollUntil(() => {

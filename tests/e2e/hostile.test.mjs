@@ -405,9 +405,14 @@ test('foreign Host and Origin on every surface: refused with 400/403 and a JSON 
 test('a client that pipelines big results and never reads: the daemon stays bounded', {
   todo: 'backpressure (helper A)',
 }, async () => {
-  const daemon = await startDaemon(['--max-workers', '2']);
+  // Bounds set low enough for the peak to show them: at most 4 runs in
+  // flight on the socket, reading paused past 8 MiB of queued answers (the
+  // defaults, 16 runs and 32 MiB, allow about 285 MiB for this load; see
+  // docs/protocol.md, Flow control and caps).
+  const daemon = await startDaemon(['--max-workers', '2', '--max-runs-per-connection', '4',
+    '--max-write-queue', '8MiB']);
   try {
-    const start = await baseline(daemon);
+    const start = await baseline(daemon, 2);
     const socket = net.connect({ port: daemon.port, host: '127.0.0.1' });
     await once(socket, 'connect');
     socket.write(upgradeRequest(daemon.port));
@@ -434,6 +439,37 @@ test('a client that pipelines big results and never reads: the daemon stays boun
     socket.destroy();
     assert.ok(peak < 200 * 1024, `the daemon peaked at ${(peak / 1024).toFixed(1)} MiB`);
     await assertHealthy(daemon, start, 'non-reading client');
+  } finally {
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+test('a client that never reads but sends unsolicited pongs is cut at the heartbeat', {
+  todo: 'backpressure (helper A)',
+}, async () => {
+  const daemon = await startDaemon(['--ping-interval', '1s', '--max-write-queue', '1MiB']);
+  try {
+    const start = await baseline(daemon);
+    const socket = net.connect({ port: daemon.port, host: '127.0.0.1' });
+    await once(socket, 'connect');
+    socket.write(upgradeRequest(daemon.port));
+    await once(socket, 'data');
+    socket.pause();
+    socket.on('error', () => {}); // the pong written after the cut
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    for (let id = 1; id <= 4; id++) {
+      socket.write(frame(1, Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'execute',
+        params: { code: "'y'.repeat(4 * 1024 * 1024)" } }))));
+    }
+    const opened = performance.now();
+    const pongs = setInterval(() => socket.write(frame(10, Buffer.from('still here'))), 200);
+    const cut = await Promise.race([closed.then(() => performance.now() - opened),
+      new Promise((r) => setTimeout(() => r(null), 8_000))]);
+    clearInterval(pongs);
+    console.log(`# unsolicited pongs: ${cut === null ? 'not cut within 8 s' : `cut after ${ms(cut)}`}`);
+    socket.destroy();
+    assert.notEqual(cut, null, 'the socket outlived 8 heartbeats on unsolicited pongs');
+    await assertHealthy(daemon, start, 'unsolicited pongs');
   } finally {
     assert.equal(await daemon.stop(), 0);
   }
