@@ -62,24 +62,26 @@ std::string client_frame(unsigned opcode, std::string_view payload) {
   return frame;
 }
 
-// Waits for pool events.
+// Waits for pool events. The listener shares its state, so an event the
+// pool sends while the server shuts down (after the test's Events is gone)
+// touches nothing freed.
 class Events {
  public:
   explicit Events(pool::WorkerPool& pool) {
-    pool.subscribe([this](const pool::Event& event) {
-      std::lock_guard lock(mutex_);
-      events_.push_back(event);
-      cv_.notify_all();
+    pool.subscribe([state = state_](const pool::Event& event) {
+      std::lock_guard lock(state->mutex);
+      state->events.push_back(event);
+      state->cv.notify_all();
     });
   }
   // The first event of `kind` (past `skip` of them), or nullopt after `limit`.
   std::optional<pool::Event> wait(pool::Event::Kind kind, std::size_t skip = 0,
                                   milliseconds limit = milliseconds(20'000)) {
-    std::unique_lock lock(mutex_);
+    std::unique_lock lock(state_->mutex);
     std::optional<pool::Event> found;
-    cv_.wait_for(lock, limit, [&] {
+    state_->cv.wait_for(lock, limit, [&] {
       std::size_t seen = 0;
-      for (const auto& event : events_) {
+      for (const auto& event : state_->events) {
         if (event.kind == kind && seen++ == skip) {
           found = event;
           return true;
@@ -91,9 +93,12 @@ class Events {
   }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::vector<pool::Event> events_;
+  struct State {
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::vector<pool::Event> events;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
 TEST(Backpressure, AClientThatStopsReadingCannotKeepSending) {
