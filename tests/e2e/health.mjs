@@ -157,16 +157,23 @@ export async function healthz(port) {
 
 // A trivial execute over the npm `ws` client, on its own connection, closed
 // (and the close seen) before it resolves.
-export async function trivialExecute(daemon, code = '6 * 7') {
+export async function trivialExecute(daemon, code = '6 * 7', answerWithinMs = 10_000) {
   const ws = new WebSocket(daemon.url);
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: HTTP ${res.statusCode}`)));
     ws.once('error', reject);
   });
-  const answer = new Promise((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
+  let timer;
+  const answer = new Promise((resolve, reject) => {
+    ws.once('message', (data) => resolve(JSON.parse(data.toString())));
+    timer = setTimeout(() => reject(new Error(`no answer to an execute within ${answerWithinMs} ms`)), answerWithinMs);
+  });
   ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute', params: { code } }));
-  const message = await answer;
+  const message = await answer.finally(() => clearTimeout(timer)).catch((e) => {
+    ws.terminate();
+    throw e;
+  });
   const closed = once(ws, 'close');
   ws.close();
   await closed;
