@@ -92,9 +92,12 @@ class AdminListener::Impl {
         // Out of descriptors: wait (or refuse one through the spare fd)
         // instead of spinning (src/server/accept_backoff.hpp).
         if (server::AcceptBackoff::exhausted(ec)) {
-          const auto wait = backoff_.failed(acceptor_.native_handle(), ec);
-          if (wait.count() > 0) {
-            asio::steady_timer timer(io_, wait);
+          const auto retry = backoff_.failed(acceptor_.native_handle(), ec);
+          if (retry.kind == server::AcceptBackoff::Retry::Kind::when_readable) {
+            co_await acceptor_.async_wait(asio::socket_base::wait_read,
+                                          asio::as_tuple(asio::use_awaitable));
+          } else if (retry.kind == server::AcceptBackoff::Retry::Kind::after_delay) {
+            asio::steady_timer timer(io_, retry.delay);
             co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
           }
         }

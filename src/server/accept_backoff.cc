@@ -51,13 +51,13 @@ void AcceptBackoff::reopen_spare() {
   if (spare_ < 0) spare_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-bool AcceptBackoff::refuse_one(int listen_fd) {
-  if (spare_ < 0) return false;
+AcceptBackoff::Refusal AcceptBackoff::refuse_one(int listen_fd) {
+  if (spare_ < 0) return Refusal::impossible;
   // Only when a connection is pending: accept4 on a listener that is not
   // readable could block (asio leaves the descriptor blocking until its
   // first asynchronous operation) and would gain nothing.
   pollfd ready{listen_fd, POLLIN, 0};
-  if (::poll(&ready, 1, 0) != 1 || !(ready.revents & POLLIN)) return false;
+  if (::poll(&ready, 1, 0) != 1 || !(ready.revents & POLLIN)) return Refusal::nothing_pending;
   ::close(spare_);
   spare_ = -1;
   const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -77,11 +77,13 @@ bool AcceptBackoff::refuse_one(int listen_fd) {
     ++refused_total_;
   }
   reopen_spare();
-  return fd >= 0 && spare_ >= 0;
+  // Accepting failed with the slot freed (another thread took it, or the
+  // connection was reset meanwhile): the listener may stay readable, so only
+  // a delay keeps the loop from spinning.
+  return fd >= 0 && spare_ >= 0 ? Refusal::refused : Refusal::impossible;
 }
 
-std::chrono::milliseconds AcceptBackoff::failed(int listen_fd,
-                                                const boost::system::error_code& ec) {
+AcceptBackoff::Retry AcceptBackoff::failed(int listen_fd, const boost::system::error_code& ec) {
   const auto now = std::chrono::steady_clock::now();
   if (!in_episode_) {
     in_episode_ = true;
@@ -94,8 +96,8 @@ std::chrono::milliseconds AcceptBackoff::failed(int listen_fd,
       ever_logged_ = true;
       last_log_ = now;
       std::string line = fmt::format(
-          "{} accept failed: {}; backing off (retrying every 10 ms to 1 s; pending connections "
-          "are refused with 503 while descriptors are exhausted)",
+          "{} accept failed: {}; backing off (connections are refused with 503 while "
+          "descriptors are exhausted; without a spare descriptor, retrying every 10 ms to 1 s)",
           listener_, ec.message());
       if (silent_episodes_ > 0) {
         line += fmt::format(" [{} earlier episodes not logged]", silent_episodes_);
@@ -108,12 +110,19 @@ std::chrono::milliseconds AcceptBackoff::failed(int listen_fd,
   }
   ++failures_;
   const int value = ec.value();
-  if ((value == EMFILE || value == ENFILE) && refuse_one(listen_fd)) {
-    return std::chrono::milliseconds(0);
+  if (value == EMFILE || value == ENFILE) {
+    switch (refuse_one(listen_fd)) {
+      case Refusal::refused:
+        return {Retry::Kind::now, {}};
+      case Refusal::nothing_pending:
+        return {Retry::Kind::when_readable, {}};
+      case Refusal::impossible:
+        break;
+    }
   }
   const std::chrono::milliseconds wait = delay_;
   delay_ = std::min(delay_ * 2, kMaxDelay);
-  return wait;
+  return {Retry::Kind::after_delay, wait};
 }
 
 void AcceptBackoff::succeeded() {

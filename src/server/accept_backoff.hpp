@@ -10,8 +10,13 @@
 //     spare: a client is told instead of left hanging, and the backlog drains
 //     at the rate connections arrive (never faster: the loop only goes on
 //     while the listener is readable);
-//   - otherwise waits 10 ms, doubling to 1 s, before the next accept; the
-//     first accept that succeeds ends the episode and resets the delay;
+//   - with the spare held and nothing pending, waits for the listener to
+//     become readable (not for a timer: the next caller is told at once
+//     instead of up to a second later, and a descriptor freed meanwhile lets
+//     it be accepted);
+//   - otherwise (no spare: ENOBUFS, ENOMEM, or the spare could not be
+//     reopened) waits 10 ms, doubling to 1 s, before the next accept;
+//   - the first accept that succeeds ends the episode and resets the delay;
 //   - logs one line when an episode starts and one when it ends (with the
 //     count of failed accepts and of connections refused), at most one
 //     episode's lines per 10 s; episodes in between are counted in the next.
@@ -38,10 +43,19 @@ class AcceptBackoff {
   // True for the errors that mean "out of descriptors or memory".
   static bool exhausted(const boost::system::error_code& ec);
 
-  // After an accept on `listen_fd` failed with an exhausted() error: the time
-  // to wait before accepting again (zero when a pending connection was just
-  // refused through the spare descriptor).
-  std::chrono::milliseconds failed(int listen_fd, const boost::system::error_code& ec);
+  // What the accept loop does next after an exhausted() error.
+  struct Retry {
+    enum class Kind {
+      now,            // a pending connection was just refused: accept again
+      when_readable,  // nothing pending: wait until the listener is readable
+      after_delay,    // no spare descriptor: wait `delay`
+    };
+    Kind kind = Kind::now;
+    std::chrono::milliseconds delay{0};
+  };
+
+  // After an accept on `listen_fd` failed with an exhausted() error.
+  Retry failed(int listen_fd, const boost::system::error_code& ec);
   // After an accept succeeded: ends an episode (and logs its summary).
   void succeeded();
 
@@ -52,8 +66,10 @@ class AcceptBackoff {
   static const std::string& refusal();
 
  private:
+  enum class Refusal { refused, nothing_pending, impossible };
+
   void reopen_spare();
-  bool refuse_one(int listen_fd);
+  Refusal refuse_one(int listen_fd);
 
   std::string listener_;
   std::function<void(const std::string&)> warn_;

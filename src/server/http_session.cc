@@ -58,13 +58,32 @@ bool is_websocket_key(std::string_view key) {
   return last == 'A' || last == 'Q' || last == 'g' || last == 'w';
 }
 
+// How many cap refusals may wait (up to 1 s each) for their peer to close.
+constexpr std::size_t kMaxLingeringRefusals = 32;
+
 void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::socket&& socket,
                        const std::string& reason) {
   struct Refusal {
     Stream stream;
     http::response<http::string_body> response;
     std::array<char, 4096> sink{};
+    // Null when too many refusals already linger: this one closes once its
+    // answer is written.
+    std::shared_ptr<ServerState> lingering;
     explicit Refusal(Protocol::socket&& socket) : stream(std::move(socket)) {}
+    ~Refusal() {
+      if (lingering) lingering->lingering_refusals.fetch_sub(1);
+    }
+    // Takes what the peer already sent (a close with unread data would reset
+    // the connection and could discard the 503 before it is read) and closes.
+    void close_now() {
+      beast::error_code ignored;
+      auto& socket = stream.socket();
+      socket.non_blocking(true, ignored);
+      while (socket.read_some(asio::buffer(sink), ignored) > 0) {
+      }
+      socket.close(ignored);
+    }
     // Reads (and drops) what the peer sent until it closes or the deadline
     // passes, so closing does not reset the connection before the 503 is read.
     static void drain(std::shared_ptr<Refusal> self) {
@@ -84,6 +103,11 @@ void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::sock
   };
   state->metrics.connection_rejected();
   auto refusal = std::make_shared<Refusal>(std::move(socket));
+  if (state->lingering_refusals.fetch_add(1) < kMaxLingeringRefusals) {
+    refusal->lingering = state;
+  } else {
+    state->lingering_refusals.fetch_sub(1);
+  }
   auto& response = refusal->response;
   response.version(11);
   response.result(http::status::service_unavailable);
@@ -103,7 +127,11 @@ void refuse_connection(const std::shared_ptr<ServerState>& state, Protocol::sock
                         return;
                       }
                       refusal->stream.socket().shutdown(Protocol::socket::shutdown_send, ignored);
-                      Refusal::drain(refusal);
+                      if (refusal->lingering) {
+                        Refusal::drain(refusal);
+                      } else {
+                        refusal->close_now();
+                      }
                     });
 }
 

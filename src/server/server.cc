@@ -304,14 +304,24 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
             }
             // Out of descriptors: the connection stays in the backlog, so
             // accepting again at once would spin (src/server/accept_backoff.hpp).
-            const auto wait = self->backoff_.failed(self->acceptor_.native_handle(), ec);
-            if (wait.count() == 0) {
+            const auto retry = self->backoff_.failed(self->acceptor_.native_handle(), ec);
+            if (retry.kind == AcceptBackoff::Retry::Kind::now) {
               self->do_accept();
+              return;
+            }
+            if (retry.kind == AcceptBackoff::Retry::Kind::when_readable) {
+              // The next caller is told (or accepted, if a descriptor was
+              // freed meanwhile) as soon as it arrives.
+              self->acceptor_.async_wait(asio::socket_base::wait_read,
+                                         [self](boost::system::error_code wait_ec) {
+                                           if (wait_ec || !self->acceptor_.is_open()) return;
+                                           self->do_accept();
+                                         });
               return;
             }
             // Woken early (cancelled) when a connection closes.
             self->backing_off_.store(true);
-            self->accept_retry_.expires_after(wait);
+            self->accept_retry_.expires_after(retry.delay);
             self->accept_retry_.async_wait([self](boost::system::error_code) {
               self->backing_off_.store(false);
               if (self->acceptor_.is_open()) self->do_accept();

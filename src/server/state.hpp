@@ -55,6 +55,10 @@ class ServerState {
   std::atomic<bool> draining{false};
   // Set when close() stops acceptance; upgrades never open a session after.
   std::atomic<bool> closing{false};
+  // Connections refused over a cap whose 503 is still lingering (waiting for
+  // the peer to close so the answer is not lost to a reset). Bounded so a
+  // burst of refusals cannot hold more descriptors than the cap admits.
+  std::atomic<std::size_t> lingering_refusals{0};
 
   void log(LogLevel level, const std::string& message) const;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -85,6 +86,15 @@ class Serve {
       ::poll(&p, 1, static_cast<int>(left.count()));
     }
     return true;
+  }
+  // Descriptors the daemon holds open now.
+  std::size_t open_fds() const {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/fd")) {
+      ++count;
+    }
+    return count;
   }
   // utime + stime of the daemon, in seconds.
   double cpu_seconds() const {
@@ -186,6 +196,17 @@ TEST(Connections, RunningOutOfDescriptorsNeitherSpinsNorFloodsTheLogAndRecovers)
     if (n > 12 && std::string(buffer, 12) == "HTTP/1.1 503") ++told;
   }
   EXPECT_GT(told, 0u);
+  // A caller arriving while the descriptors are still exhausted is told at
+  // once, not when a backoff timer (up to 1 s) next fires.
+  const auto asked = Clock::now();
+  const int late = connect_to(d.port);
+  ::send(late, kHealthz.data(), kHealthz.size(), MSG_NOSIGNAL);
+  const std::string late_answer = read_all(late, 3s);
+  const auto told_after =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - asked);
+  ::close(late);
+  EXPECT_EQ(late_answer.rfind("HTTP/1.1 503", 0), 0u) << late_answer;
+  EXPECT_LT(told_after.count(), 250) << late_answer;
   for (int fd : idle) ::close(fd);
   // Probes answer as soon as the descriptors are free again: the first
   // connection after the server saw its idle ones close.
@@ -205,8 +226,11 @@ TEST(Connections, RunningOutOfDescriptorsNeitherSpinsNorFloodsTheLogAndRecovers)
   ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
   EXPECT_EQ(outcome.execution->value(), "42");
   client->close();
-  std::printf("cpu %.3f s over 2 s, %zu log bytes, %zu of 150 told 503, healthz after %lld ms\n",
-              cpu, logged, told, static_cast<long long>(took.count()));
+  std::printf(
+      "cpu %.3f s over 2 s, %zu log bytes, %zu of 150 told 503, a late caller told after %lld ms, "
+      "healthz after %lld ms\n",
+      cpu, logged, told, static_cast<long long>(told_after.count()),
+      static_cast<long long>(took.count()));
 }
 
 TEST(Connections, ASlowlorisRequestHeadIsCutAtTheHeaderTimeout) {
@@ -282,6 +306,38 @@ TEST(Connections, ThePerAddressCapRefusesWith503AndFreesOnClose) {
   EXPECT_EQ(scrape.find("corral_connection_rejections_total 0"), std::string::npos) << scrape;
   EXPECT_NE(scrape.find("corral_connection_rejections_total"), std::string::npos) << scrape;
   ::close(second);
+}
+
+TEST(Connections, ABurstPastTheCapIsToldWithoutHoldingADescriptorEach) {
+  Serve d(4096, {"--max-connections", "20"});
+  ASSERT_NE(d.port, 0);
+  std::vector<int> admitted;
+  for (int i = 0; i < 20; ++i) admitted.push_back(connect_to(d.port));
+  // The 21st is refused: all 20 are accepted by now.
+  const int probe = connect_to(d.port);
+  EXPECT_EQ(read_all(probe, 2s).rfind("HTTP/1.1 503", 0), 0u);
+  ::close(probe);
+  const std::size_t before = d.open_fds();
+  std::vector<int> burst;
+  for (int i = 0; i < 400; ++i) burst.push_back(connect_to(d.port));
+  std::size_t told = 0;
+  for (int fd : burst) {
+    if (read_all(fd, 2s).rfind("HTTP/1.1 503", 0) == 0) ++told;
+  }
+  // Every refused caller was told, and the daemon holds at most the bounded
+  // set of lingering refusals (32) for them, not one descriptor each, while
+  // the 400 clients keep their ends open.
+  const std::size_t during = d.open_fds();
+  EXPECT_EQ(told, burst.size());
+  EXPECT_LE(during, before + 32) << "before " << before << ", during " << during;
+  for (int fd : burst) ::close(fd);
+  for (int fd : admitted) ::close(fd);
+  auto client = corral::client::Client::connect(d.url());
+  auto outcome = client->execute(trivial());
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  client->close();
+  std::printf("400 past a cap of 20: %zu told 503; daemon fds %zu before, %zu during\n", told,
+              before, during);
 }
 
 }  // namespace
