@@ -19,6 +19,7 @@
 #include <string>
 
 #include "corral/pool.hpp"
+#include "server/rpc.hpp"
 
 namespace corral::server {
 
@@ -37,8 +38,8 @@ class Caller {
 
 // Run: one execute request in flight.
 struct Run {
-  boost::json::value id;  // the execute request's id
-  std::string key;        // id serialized: the session's map key
+  rpc::Id id;       // the execute request's id, its bytes as received
+  std::string key;  // id.text(): the session's map key
   std::chrono::milliseconds timeout{0};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::atomic<bool> settled{false};

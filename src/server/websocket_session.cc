@@ -132,48 +132,25 @@ void WebSocketSession::refuse_message(websocket::close_code code, std::string re
 }
 
 void WebSocketSession::handle_message(std::string_view text) {
-  boost::system::error_code ec;
-  json::value message = json::parse(json::string_view(text.data(), text.size()), ec);
-  if (ec) {
-    send(rpc::error_message(nullptr, rpc::kParseError, "Parse error: " + ec.message()));
-    return;
-  }
-  if (message.is_array()) {
-    send(rpc::error_message(nullptr, rpc::kInvalidRequest, "Batches are not supported."));
-    return;
-  }
-  json::object* object = message.if_object();
-  const json::value* version = object ? object->if_contains("jsonrpc") : nullptr;
-  if (!version || !version->is_string() || version->get_string() != "2.0") {
-    send(rpc::error_message(nullptr, rpc::kInvalidRequest,
-                            "Invalid Request: not a JSON-RPC 2.0 message."));
-    return;
-  }
-  const json::value* id = object->if_contains("id");
-  if (id && !id->is_string() && !id->is_number() && !id->is_null()) {
-    send(rpc::error_message(nullptr, rpc::kInvalidRequest,
-                            "Invalid Request: id must be a string, a number or null."));
-    return;
-  }
-  if (const json::value* method = object->if_contains("method")) {
-    if (!method->is_string()) {
-      send(rpc::error_message(id ? *id : json::value(nullptr), rpc::kInvalidRequest,
-                              "Invalid Request: method must be a string."));
+  // What to do is decided without I/O (rpc::decode, fuzzed in
+  // fuzz/executor_fuzzer.cc); ids keep their bytes as received.
+  rpc::Incoming incoming = rpc::decode(text);
+  switch (incoming.kind) {
+    case rpc::Incoming::Kind::reply:
+      send(std::move(incoming.reply));
       return;
-    }
-    if (!id) return;  // a notification: the protocol defines none, so it is ignored
-    handle_request(*id, method->get_string(), object->if_contains("params"));
-    return;
+    case rpc::Incoming::Kind::ignore:
+      return;  // a notification: the protocol defines none
+    case rpc::Incoming::Kind::request:
+      handle_request(incoming.id, incoming.method, incoming.params ? &*incoming.params : nullptr);
+      return;
+    case rpc::Incoming::Kind::response:
+      handle_response(incoming);
+      return;
   }
-  if (id && (object->contains("result") || object->contains("error"))) {
-    handle_response(*object);
-    return;
-  }
-  send(rpc::error_message(id ? *id : json::value(nullptr), rpc::kInvalidRequest,
-                          "Invalid Request: neither a request nor a response."));
 }
 
-void WebSocketSession::handle_request(const json::value& id, std::string_view method,
+void WebSocketSession::handle_request(const rpc::Id& id, std::string_view method,
                                       const json::value* params) {
   if (method == "protocolVersion") {
     send(rpc::result_message(id, json::string(kProtocolVersion)));
@@ -184,25 +161,25 @@ void WebSocketSession::handle_request(const json::value& id, std::string_view me
   }
 }
 
-void WebSocketSession::handle_response(const json::object& message) {
-  const json::value& id = message.at("id");
-  if (!id.is_string()) return;  // the server's call ids are strings; nothing else is ours
-  auto found = calls_.find(std::string(id.get_string()));
+void WebSocketSession::handle_response(const rpc::Incoming& response) {
+  // The server's call ids are strings ("c1"); nothing else is ours.
+  if (!response.id.is_string()) return;
+  auto found = calls_.find(std::string(response.id.value().get_string()));
   if (found == calls_.end()) {
-    state_->log(LogLevel::debug, fmt::format("dropped an answer to unknown or settled call {}",
-                                             json::serialize(id)));
+    state_->log(LogLevel::debug,
+                fmt::format("dropped an answer to unknown or settled call {}", response.id.text()));
     return;
   }
   pool::ToolAnswer answer = std::move(found->second.answer);
   calls_.erase(found);
-  if (const json::value* error = message.if_contains("error")) {
-    const json::object* object = error->if_object();
+  if (response.error) {
+    const json::object* object = response.error->if_object();
     const json::value* text = object ? object->if_contains("message") : nullptr;
     answer.reject(text && text->is_string() ? std::string(text->get_string())
                                             : std::string("The tool failed."));
     return;
   }
-  answer.resolve(json::serialize(message.at("result")));
+  answer.resolve(json::serialize(response.result));
 }
 
 std::shared_ptr<void> WebSocketSession::admit_run(std::string& why) {
@@ -224,14 +201,14 @@ std::shared_ptr<void> WebSocketSession::admit_run(std::string& why) {
   return std::shared_ptr<Slot>(new Slot{runs_held_, std::move(identity_slot)});
 }
 
-void WebSocketSession::refuse_busy(const json::value& id, std::string message) {
+void WebSocketSession::refuse_busy(const rpc::Id& id, std::string message) {
   state_->metrics.execution_finished(FailureCode::busy, 0);
   send(rpc::result_message(
       id, rpc::failure_envelope(Failure{FailureCode::busy, std::move(message), nullptr})));
 }
 
-void WebSocketSession::start_execution(const json::value& id, const json::value* params) {
-  std::string key = json::serialize(id);
+void WebSocketSession::start_execution(const rpc::Id& id, const json::value* params) {
+  std::string key = id.text();
   if (runs_.contains(key)) {
     send(rpc::error_message(id, rpc::kInvalidRequest,
                             fmt::format("An execute request with id {} is still running.", key)));
@@ -306,27 +283,36 @@ void WebSocketSession::cancel_runs() {
 
 void WebSocketSession::call_tool(std::shared_ptr<Run> run, std::string name, std::string args_json,
                                  pool::ToolAnswer answer) {
-  asio::post(
-      ws_.get_executor(), [self = shared_from_this(), run = std::move(run), name = std::move(name),
-                           args_json = std::move(args_json), answer = std::move(answer)]() mutable {
-        // No `settled` check here: the pool called the dispatcher while the
-        // run was live, and this handler runs before the run's finish()
-        // (both are posted in order to this executor), which rejects the
-        // call if the run settled meanwhile. Checking here instead would
-        // drop a call the caller is entitled to see, depending on timing.
-        if (self->ended_ || self->closing_ || self->pending_close_) {
-          answer.reject(rpc::kCallerGone);
-          return;
-        }
-        boost::system::error_code ec;
-        json::value input = json::parse(args_json, ec);
-        if (ec) input = nullptr;
-        std::string call_id = fmt::format("c{}", ++self->next_call_);
-        self->calls_.emplace(call_id, PendingCall{std::move(answer), run->key});
-        self->state_->metrics.tool_call();
-        json::object params{{"execution", run->id}, {"name", name}, {"input", std::move(input)}};
-        self->send(rpc::request_message(json::string(call_id), "tool.call", std::move(params)));
-      });
+  asio::post(ws_.get_executor(),
+             [self = shared_from_this(), run = std::move(run), name = std::move(name),
+              args_json = std::move(args_json), answer = std::move(answer)]() mutable {
+               // No `settled` check here: the pool called the dispatcher while the
+               // run was live, and this handler runs before the run's finish()
+               // (both are posted in order to this executor), which rejects the
+               // call if the run settled meanwhile. Checking here instead would
+               // drop a call the caller is entitled to see, depending on timing.
+               if (self->ended_ || self->closing_ || self->pending_close_) {
+                 answer.reject(rpc::kCallerGone);
+                 return;
+               }
+               boost::system::error_code ec;
+               json::value input = json::parse(args_json, ec);
+               if (ec) input = nullptr;
+               std::string call_id = fmt::format("c{}", ++self->next_call_);
+               self->calls_.emplace(call_id, PendingCall{std::move(answer), run->key});
+               self->state_->metrics.tool_call();
+               // Built by hand so the execution id keeps the bytes it came with.
+               std::string message = R"({"jsonrpc":"2.0","id":)";
+               message += json::serialize(json::string(call_id));
+               message += R"(,"method":"tool.call","params":{"execution":)";
+               message += run->id.text();
+               message += R"(,"name":)";
+               message += json::serialize(json::string(name));
+               message += R"(,"input":)";
+               message += json::serialize(input);
+               message += "}}";
+               self->send(std::move(message));
+             });
 }
 
 void WebSocketSession::deliver(std::shared_ptr<Run> run, pool::Outcome outcome) {
@@ -368,7 +354,7 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
       code, std::chrono::duration<double>(std::chrono::steady_clock::now() - run->started).count());
   if (ended_) return;
   std::string message = R"({"jsonrpc":"2.0","id":)";
-  message += json::serialize(run->id);
+  message += run->id.text();
   message += R"(,"result":)";
   message += envelope;
   message += '}';

@@ -162,15 +162,14 @@ class WebSocketSession : public Session,
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
   void handle_message(std::string_view text);
-  void handle_request(const rpc::json::value& id, std::string_view method,
-                      const rpc::json::value* params);
-  void handle_response(const rpc::json::object& message);
-  void start_execution(const rpc::json::value& id, const rpc::json::value* params);
+  void handle_request(const rpc::Id& id, std::string_view method, const rpc::json::value* params);
+  void handle_response(const rpc::Incoming& response);
+  void start_execution(const rpc::Id& id, const rpc::json::value* params);
   void finish(const std::shared_ptr<Run>& run, pool::Outcome outcome);
   // A cap slot for one more run, or null with `why` set.
   std::shared_ptr<void> admit_run(std::string& why);
   // Answers `id` with the retryable `busy` envelope.
-  void refuse_busy(const rpc::json::value& id, std::string message);
+  void refuse_busy(const rpc::Id& id, std::string message);
   // Cancels every run in flight in the pool: nobody can receive its answer.
   void cancel_runs();
   // A message the protocol refuses (binary): reading stops, the socket

@@ -103,6 +103,30 @@ TEST_F(Protocol, MalformedMessagesGetJsonRpcErrors) {
   EXPECT_EQ(socket.call(6, "protocolVersion").at("result"), kProtocolVersion);
 }
 
+TEST_F(Protocol, IdsComeBackByteForByte) {
+  RawSocket socket(port_);
+  // Each would come back re-rendered through a double or unescaped.
+  for (const std::string token :
+       {"123456789012345678901234567890", "1e2", "-0", "1.50", R"("caf\u00e9 \/")"}) {
+    socket.send(R"({"jsonrpc":"2.0","id":)" + token + R"(,"method":"protocolVersion"})");
+    const std::string reply = socket.receive_text();
+    EXPECT_NE(reply.find(R"("id":)" + token + ","), std::string::npos) << reply;
+  }
+  // An execute's id, in its tool.call and in its answer.
+  const std::string id = "123456789012345678901234567890";
+  socket.send(R"({"jsonrpc":"2.0","id":)" + id +
+              R"(,"method":"execute","params":{"code":"async () => (await codemode.t({})).v",)" +
+              R"("tools":[{"name":"t","description":"t","inputSchema":{}}]}})");
+  const std::string call_text = socket.receive_text();
+  EXPECT_NE(call_text.find(R"("execution":)" + id + ","), std::string::npos) << call_text;
+  const json::value call = json::parse(call_text);
+  socket.send(
+      json::object{{"jsonrpc", "2.0"}, {"id", call.at("id")}, {"result", json::object{{"v", 9}}}});
+  const std::string reply = socket.receive_text();
+  EXPECT_EQ(reply.rfind(R"({"jsonrpc":"2.0","id":)" + id + ",", 0), 0u) << reply;
+  EXPECT_EQ(json::serialize(json::parse(reply).at("result").at("execution").at("value")), "9");
+}
+
 TEST_F(Protocol, ToolCallsCrossTheSameSocket) {
   RawSocket socket(port_);
   json::object params = execute_params(

@@ -11,7 +11,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include "core/json.hpp"
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -20,6 +19,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "core/json.hpp"
 
 #include "corral/client.hpp"
 #include "corral/server.hpp"
@@ -120,10 +120,12 @@ class RawSocket {
   void send(const json::value& message) { send(json::serialize(message)); }
 
   // The next message, parsed. Throws on a closed socket or after the read bound.
-  json::value receive() {
+  json::value receive() { return json::parse(receive_text()); }
+  // The next message as sent.
+  std::string receive_text() {
     beast::flat_buffer buffer;
     ws_.read(buffer);
-    return json::parse(beast::buffers_to_string(buffer.data()));
+    return beast::buffers_to_string(buffer.data());
   }
 
   // Reads until the socket ends; returns the error that ended it.
