@@ -17,9 +17,12 @@
 //   label is numeric ("127.1", "0x7f.1") is refused as malformed: resolvers
 //   and browsers read it as an address in forms no one should rely on.
 // - The Host is allowed when "*" is among the allowed hosts; or it is a
-//   loopback host ("localhost", 127.0.0.0/8, [::1]; nothing else, no prefix
-//   or suffix matching) and the listener is reachable over loopback; or the
-//   listener is not loopback-only and the Host is an IP address (a rebinding
+//   loopback host ("localhost", 127.0.0.0/8, [::1]; names compare without
+//   case and one trailing dot, so "LOCALHOST." is loopback, and [::1] in any
+//   spelling inet_pton reads, such as [0:0:0:0:0:0:0:1]; nothing else, no
+//   prefix or suffix matching, and no IPv4-mapped [::ffff:127.0.0.1]) and
+//   the listener is reachable over loopback; or the listener is not
+//   loopback-only and the Host is an IP address (a rebinding
 //   page always names a host) or no allowed hosts are configured; or it
 //   equals an allowed host ("name" any port, "name:port" that port) or the
 //   host of an allowed origin. Otherwise 403. On a unix socket any

@@ -45,6 +45,9 @@ TEST(RequestGuard, HostileHostAndOriginValuesOnALoopbackListener) {
       {{"localhost."}, {}, 0, "one trailing dot is the same name"},
       {{"[::1]"}, {}, 0, "IPv6 loopback"},
       {{"[::1]:80"}, {}, 0, "IPv6 loopback with a port"},
+      {{"LOCALHOST."}, {}, 0, "a name compares without case, one trailing dot"},
+      {{"[0:0:0:0:0:0:0:1]"}, {}, 0, "IPv6 loopback spelled in full"},
+      {{"[::ffff:127.0.0.1]"}, {}, 403, "IPv4-mapped loopback is not loopback here"},
       {{"[0:0:0:0:0:0:0:1]"}, {}, 0, "IPv6 loopback written out"},
       {{"app.example"}, {}, 0, "the host of an allowed origin"},
       // Prefixes, suffixes and near misses.
