@@ -266,7 +266,7 @@ test('probes over fetch: verbs, query strings, no metrics without a source', asy
   }
 });
 
-test('a client that vanishes mid-tool-call does not end the server or the run', async () => {
+test('a client that vanishes mid-tool-call does not end the server, and its run ends now', async () => {
   const server = await startServer(['--metrics']);
   try {
     let sawCall;
@@ -280,19 +280,28 @@ test('a client that vanishes mid-tool-call does not end the server or the run', 
     doomed.call('execute', {
       code: 'async () => { try { await codemode.wait({}); } catch (e) { return e.message; } }',
       tools: [{ name: 'wait' }],
+      timeout: 300_000,
     });
     await called;
     doomed.ws.terminate();
-    // The run ends on its own (the guest caught the error) and counts as ok.
+    // Nobody can receive the answer, so the run is cancelled (docs/protocol.md);
+    // the guest may catch its tool call's rejection and return first, which
+    // counts as ok. Either way it ends now, not at its 300 s timeout.
+    const counted = (scrape, outcome) =>
+      Number(scrape.match(new RegExp(`corral_executions_total\\{outcome="${outcome}"\\} (\\d+)`))?.[1] ?? 0);
     const deadline = Date.now() + 10_000;
     let scrape = '';
     while (Date.now() < deadline) {
       scrape = await (await fetch(`${server.http}/metrics`)).text();
-      if (scrape.includes('corral_executions_total{outcome="ok"} 1')) break;
+      if (counted(scrape, 'ok') + counted(scrape, 'cancelled') === 1) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.match(scrape, /corral_executions_total\{outcome="ok"\} 1\n/);
+    assert.equal(counted(scrape, 'ok') + counted(scrape, 'cancelled'), 1, scrape);
     assert.match(scrape, /corral_connections_active 0\n/);
+    const next = await connect(server.url);
+    const reply = await next.call('execute', { code: 'async () => 6 * 7' });
+    assert.equal(reply.result.execution.value, 42);
+    next.ws.close();
   } finally {
     await server.stop();
   }
