@@ -35,13 +35,6 @@ json::object waiting_run() {
   return params;
 }
 
-void expect_healthy(std::uint16_t port) {
-  RawSocket socket(port);
-  json::value reply = socket.call(99, "execute", execute_params("6 * 7"));
-  ASSERT_EQ(result_of(reply).at("ok"), true) << json::serialize(reply);
-  EXPECT_EQ(json::serialize(result_of(reply).at("execution").at("value")), "42");
-}
-
 // One masked client frame (mask key 0: the payload goes as is).
 std::string client_frame(unsigned opcode, std::string_view payload) {
   std::string frame;

@@ -55,14 +55,6 @@ std::string key(const std::string& value) {
 const std::string kVersion = "Sec-WebSocket-Version: 13\r\n";
 const std::string kGoodKey = "dGhlIHNhbXBsZSBub25jZQ==";  // RFC 6455's own sample
 
-void expect_healthy(std::uint16_t port) {
-  EXPECT_EQ(http_request(port, http::verb::get, "/healthz").status, 200);
-  auto client = client::Client::connect("ws://127.0.0.1:" + std::to_string(port) + "/");
-  const auto outcome = client->execute(request_of("async () => 6 * 7"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
-}
-
 class Handshake : public ::testing::Test {
  protected:
   void SetUp() override {

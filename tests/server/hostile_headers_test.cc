@@ -43,15 +43,6 @@ std::string upgrade(const std::string& extra) {
          extra;
 }
 
-// The server's own health: probes answer and a trivial run succeeds.
-void expect_healthy(std::uint16_t port) {
-  EXPECT_EQ(http_request(port, http::verb::get, "/healthz").status, 200);
-  auto client = client::Client::connect("ws://127.0.0.1:" + std::to_string(port) + "/");
-  const auto outcome = client->execute(request_of("async () => 6 * 7"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
-}
-
 class HostileHeaders : public ::testing::Test {
  protected:
   void SetUp() override {
