@@ -82,20 +82,109 @@ struct Rlimits {
   friend bool operator==(const Rlimits&, const Rlimits&) = default;
 };
 
-// Hardening: options that narrow what a command can reach. All off by
-// default; a binding sets them once for every call it makes.
+// ResourceLimits: bounds on the run's unit as a whole (all its processes
+// together), enforced by the kernel's cgroup controllers: cgroup v2
+// (`pids.max`, `memory.max`, `cpu.max`) where the supervisor's subtree has
+// the controllers, else the cgroup v1 `pids`, `memory` and `cpu` hierarchies
+// where they are mounted and writable. Where neither exists the limit is not
+// enforced, and Status::confinement says so (`Confinement::strict` makes that
+// a construction error instead).
+struct ResourceLimits {
+  std::optional<std::uint64_t> processes = 256;  // tasks (threads included)
+  std::optional<std::uint64_t> memory_bytes;     // RAM (+ swap where accounted)
+  std::optional<double> cpus;                    // CPU time per wall second (1.5 = 1.5 cores)
+
+  friend bool operator==(const ResourceLimits&, const ResourceLimits&) = default;
+};
+
+// FilesystemView: the mount namespace a confined command starts in.
+//   host:           the supervisor's own (no mount namespace).
+//   host_read_only: the host root, recursively read-only, with `binds` on top.
+//   minimal:        an empty root holding only the system directories that
+//                   exist of /usr, /bin, /sbin, /lib, /lib32, /lib64, /etc
+//                   (read-only), the executable, the working directory
+//                   (read-only unless bound writable) and `binds`.
+// Every view but host also gets a private tmpfs /tmp, a fresh /proc of the
+// command's pid namespace and a /dev with only null, zero, full, random and
+// urandom.
+enum class FilesystemView { host, host_read_only, minimal };
+std::string_view to_string(FilesystemView view) noexcept;
+std::optional<FilesystemView> filesystem_view_from_string(std::string_view text) noexcept;
+
+// Bind: a host path made visible inside the command's mount namespace.
+struct Bind {
+  std::string source;  // absolute host path
+  std::string target;  // absolute path inside; empty means the same as source
+  bool writable = false;
+
+  friend bool operator==(const Bind&, const Bind&) = default;
+};
+
+// Confinement: what a command can reach, enforced by the kernel. Deny by
+// default: a default-constructed Confinement is the fully confined profile.
+// Each protection that this host cannot provide is left out and named in
+// Status::confinement, unless `strict` is set (then the Supervisor refuses to
+// start, `unavailable`).
+struct Confinement {
+  // A user namespace whose only mapped ids are `uid`/`gid` (default: 65534
+  // when the supervisor is root, the supervisor's own ids otherwise); every
+  // capability dropped (bounding and ambient sets too); no_new_privs.
+  bool user_namespace = true;
+  std::optional<std::uint32_t> uid;
+  std::optional<std::uint32_t> gid;
+  // A seccomp filter that kills the process on the escape syscalls (ptrace,
+  // mount, unshare/setns, bpf, keyctl, perf_event_open, userfaultfd, kexec,
+  // module loading, io_uring, ...; docs/security.md lists them).
+  bool seccomp = true;
+  // A pid namespace under an init of ours (dies with the supervisor, so a
+  // supervisor crash kills the tree), plus ipc, uts and cgroup namespaces.
+  bool pid_namespace = true;
+  FilesystemView filesystem = FilesystemView::minimal;
+  std::vector<Bind> binds;
+  // A new network namespace (only a loopback) unless true.
+  bool network = false;
+  ResourceLimits limits;
+  // Fail instead of leaving out a protection this host lacks.
+  bool strict = false;
+
+  // Everything off: the command runs with the supervisor's identity,
+  // filesystem and network (setsid, the environment rule and the rlimits
+  // still apply). For trusted tools and tests that need the host.
+  static Confinement none();
+
+  friend bool operator==(const Confinement&, const Confinement&) = default;
+};
+
+// Hardening: the per-command settings a binding fixes once for every call.
 struct Hardening {
   // Start the command in a new network namespace (only a down loopback).
+  // Kept for older callers; the same as `!confinement.network`, and either
+  // being set means no network.
   bool new_network_namespace = false;
   Rlimits rlimits;
-  // When set, the command's environment is exactly the supervisor's
-  // variables named here (absent ones skipped) plus `environment_set`.
-  // When empty (nullopt), the command inherits the supervisor's environment.
-  std::optional<std::vector<std::string>> environment_allow;
+  // The command's environment is exactly the supervisor's variables named
+  // here (absent ones skipped) plus `environment_set`, with PATH defaulting
+  // to /usr/local/bin:/usr/bin:/bin when neither names it. When nullopt the
+  // command inherits the supervisor's environment (Confinement::none() only).
+  // Never any CORRAL_* variable, whatever is listed.
+  std::optional<std::vector<std::string>> environment_allow = std::vector<std::string>{};
   std::map<std::string, std::string> environment_set;
   // When set, the command starts in this directory; otherwise in the
-  // supervisor's current directory.
+  // supervisor's current directory (`/` in a minimal filesystem view).
   std::optional<std::string> working_directory;
+  Confinement confinement;
+
+  // The host profile: the supervisor's whole environment and
+  // Confinement::none(). What every command got before confinement existed.
+  static Hardening host();
+};
+
+// Protection: one part of a command's profile and whether this host enforces
+// it, for `corral tools`, `corral check`, status pages and docs.
+struct Protection {
+  std::string name;  // "user_namespace", "seccomp", "limits.processes", ...
+  bool enforced = false;
+  std::string detail;  // how ("cgroup v1 pids.max=256") or why not
 };
 
 // Command: what to run. `argv[0]` is the executable: an absolute path, a path
@@ -192,6 +281,8 @@ struct Status {
   std::vector<SlotStatus> slot_status;  // one per slot
   std::uint64_t runs_started = 0;
   std::uint64_t runs_failed = 0;  // every non-success ending, busy included
+  // Non-success endings by failure code (busy and unavailable included).
+  std::map<FailureCode, std::uint64_t> failures;
 };
 
 // Supervisor: slots, containment, capture, deadlines and cleanup.
@@ -219,6 +310,10 @@ class Supervisor {
 
   // Cheap snapshot (one mutex, no syscalls).
   Status status() const;
+
+  // What `hardening` gets from this supervisor on this host, one entry per
+  // protection the profile asks for. Probed once per supervisor, then cached.
+  std::vector<Protection> protections(const Hardening& hardening) const;
 
   // Closes admission (later runs fail `unavailable`), cancels active runs and
   // waits until every slot is free or `deadline` passes. Returns true iff no

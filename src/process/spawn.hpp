@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +36,11 @@ struct SpawnRequest {
   int cgroup_procs_fd = -1;  // cgroup unit: the leaf's cgroup.procs, open for writing
   int stdout_fd = -1;        // write ends the command gets as fd 1 and 2
   int stderr_fd = -1;
+  int stdin_fd = -1;  // read end the command gets as fd 0; -1 means /dev/null
+  // Resource-limit cgroups to join besides the unit's (cgroup v1 pids,
+  // memory, cpu leaves): each an open `cgroup.procs`; the child writes "0"
+  // to every one before anything else. -1 entries are skipped.
+  std::array<int, 3> limit_cgroup_procs_fds{-1, -1, -1};
 };
 
 struct Spawned {

@@ -14,6 +14,7 @@
 #include "corral/process.hpp"
 #include "process/capture.hpp"
 #include "process/cgroup.hpp"
+#include "process/confine.hpp"
 #include "process/run_loop.hpp"
 #include "process/spawn.hpp"
 #include "process/unit.hpp"
@@ -397,6 +398,10 @@ Execution Supervisor::run(const Command& command, const RunOptions& options) {
 }
 
 Status Supervisor::status() const { return impl_->status(); }
+
+std::vector<Protection> Supervisor::protections(const Hardening& hardening) const {
+  return confinement_protections(hardening);  // TODO(helper B): add the resource limits
+}
 
 bool Supervisor::shutdown(Clock::time_point deadline) { return impl_->shutdown(deadline); }
 
