@@ -1,12 +1,16 @@
 // apps/corral/cmd_commands.cc: `corral tools` and `corral call`, the command
 // binding from a manifest file.
 //
-//   corral tools --manifest FILE              operations and schemas as JSON
-//   corral call --manifest FILE NAME [INPUT]  run one; print the output view
+//   corral tools --manifest FILE                operations, schemas, profiles
+//   corral call --manifest FILE NAME [INPUT]    run one; print the result envelope
+//   corral call --view --manifest FILE NAME ..  print only the output view
 //
-// `call` exits 0 on success and 1 on any failure, with "corral: <code>:
-// <message>" on stderr (and the output view on stdout when the command ran).
-// SIGINT or SIGTERM cancels the running call (its unit is cleaned up).
+// `call` prints the envelope `corral run --json` prints (src/core/envelope.hpp)
+// with the output view as the Execution's value; it exits 0 on success and 1
+// on any failure, with "corral: <code>: <message>" on stderr. A manifest that
+// does not parse is invalid_request, one whose executable is missing
+// setup_error. SIGINT or SIGTERM cancels the running call (its unit is
+// cleaned up).
 #include <signal.h>
 
 #include <atomic>
@@ -14,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "core/envelope.hpp"
 #include "core/json.hpp"
 #include "corral/bind.hpp"
 #include "subcommands.hpp"
@@ -24,14 +29,27 @@ namespace {
 
 namespace json = core::json;
 
-// Binds the manifest, or says why not (invalid_request) and returns null.
-std::unique_ptr<bind::Binding> load_binding(const std::string& manifest) {
+// Binds the manifest, or says why not and returns null: setup_error for a
+// missing executable, unavailable for a unit the host lacks, invalid_request
+// for the rest. With `envelope`, the failure is also printed on stdout.
+std::unique_ptr<bind::Binding> load_binding(const std::string& manifest, bool envelope = false) {
+  auto refuse = [envelope](FailureCode code, const char* message) {
+    if (envelope) {
+      std::printf("%s\n",
+                  json::serialize(core::result_envelope(Failure{code, message, nullptr})).c_str());
+    }
+    std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(code)).c_str(), message);
+  };
   try {
     return bind::Binding::bind(bind::load_manifest_file(manifest));
+  } catch (const bind::ExecutableNotFound& e) {
+    refuse(FailureCode::setup_error, e.what());
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
-    return nullptr;
+    refuse(FailureCode::invalid_request, e.what());
+  } catch (const Error& e) {
+    refuse(e.code(), e.what());
   }
+  return nullptr;
 }
 
 int print_tools(const std::string& manifest) {
@@ -47,6 +65,13 @@ int print_tools(const std::string& manifest) {
     entry["commandPath"] = std::move(path);
     entry["inputSchema"] = json::parse(op.input_schema);
     entry["outputSchema"] = json::parse(op.output_schema);
+    entry["profile"] = json::parse(bind::profile_json(op.hardening));
+    json::array protections;
+    for (const auto& p : op.protections) {
+      protections.push_back(
+          json::object{{"name", p.name}, {"enforced", p.enforced}, {"detail", p.detail}});
+    }
+    entry["protections"] = std::move(protections);
     operations.push_back(std::move(entry));
   }
   json::object out;
@@ -84,8 +109,9 @@ class SignalCanceller {
   std::thread thread_;
 };
 
-int run_call(const std::string& manifest, const std::string& name, const std::string& input) {
-  std::unique_ptr<bind::Binding> binding = load_binding(manifest);
+int run_call(const std::string& manifest, const std::string& name, const std::string& input,
+             bool view_only) {
+  std::unique_ptr<bind::Binding> binding = load_binding(manifest, !view_only);
   if (!binding) return 1;
   process::CancelSource cancel;
   process::RunOptions options;
@@ -93,10 +119,15 @@ int run_call(const std::string& manifest, const std::string& name, const std::st
   try {
     SignalCanceller canceller(cancel);
     Execution e = binding->call(name, input, options);
-    std::printf("%s\n", e.value().c_str());
+    const std::string out = view_only ? e.value() : json::serialize(core::result_envelope(e));
+    std::printf("%s\n", out.c_str());
     return 0;
   } catch (const Error& e) {
-    if (e.execution()) std::printf("%s\n", bind::output_view(*e.execution()).c_str());
+    if (view_only) {
+      if (e.execution()) std::printf("%s\n", bind::output_view(*e.execution()).c_str());
+    } else {
+      std::printf("%s\n", json::serialize(core::result_envelope(e.to_failure())).c_str());
+    }
     std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(e.code())).c_str(), e.what());
     return 1;
   }
@@ -116,6 +147,7 @@ void add_command_commands(CLI::App& app, Action& action) {
   auto call_manifest = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
   auto input = std::make_shared<std::string>("{}");
+  auto view_only = std::make_shared<bool>(false);
   call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON)")
       ->required()
       ->type_name("FILE");
@@ -124,8 +156,13 @@ void add_command_commands(CLI::App& app, Action& action) {
       ->type_name("NAME");
   call->add_option("input", *input, R"(Input JSON: {"flags":{...},"args":[...]})")
       ->type_name("JSON");
-  call->callback([&action, call_manifest, name, input] {
-    action = [call_manifest, name, input] { return run_call(*call_manifest, *name, *input); };
+  call->add_flag("--view", *view_only,
+                 "Print only the output view {stdout,stderr,exitCode,truncated} instead of the "
+                 "result envelope");
+  call->callback([&action, call_manifest, name, input, view_only] {
+    action = [call_manifest, name, input, view_only] {
+      return run_call(*call_manifest, *name, *input, *view_only);
+    };
   });
 }
 

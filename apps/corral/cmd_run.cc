@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/envelope.hpp"
 #include "core/json.hpp"
 #include "core/units.hpp"
 #include "corral/sandbox.hpp"
@@ -66,7 +67,7 @@ int run_script(const RunFlags& flags) {
     sandbox::Sandbox sandbox(options);
     Execution execution = flags.code_mode ? sandbox.execute(source) : sandbox.eval(source);
     if (flags.json) {
-      std::cout << to_json(execution) << '\n';
+      std::cout << core::json::serialize(core::result_envelope(execution)) << '\n';
     } else {
       write_through(execution);
       std::cout << execution.value() << '\n';
@@ -74,8 +75,7 @@ int run_script(const RunFlags& flags) {
     return 0;
   } catch (const Error& e) {
     if (flags.json) {
-      core::json::object out = core::failure_to_object(e.to_failure());
-      std::cout << core::json::serialize(out) << '\n';
+      std::cout << core::json::serialize(core::result_envelope(e.to_failure())) << '\n';
     } else if (e.execution()) {
       write_through(*e.execution());
     }
@@ -116,7 +116,8 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--language", flags->language,
                   "javascript or ruby (default: ruby for .rb files, else javascript)")
       ->type_name("javascript|ruby");
-  run->add_flag("--json", flags->json, "Print the whole Execution (or the failure) as JSON");
+  run->add_flag("--json", flags->json,
+                "Print the result envelope (the Execution or the failure) as JSON");
   run->add_flag("--code-mode", flags->code_mode,
                 "Accept code-mode shapes (async () => {...}, a function body) and await them");
   run->callback([&action, flags] { action = [flags] { return run_script(*flags); }; });

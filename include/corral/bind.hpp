@@ -31,10 +31,12 @@
 //   /\n","stderr":"","exitCode":0,"truncated":false}
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +83,32 @@ struct Annotations {
   friend bool operator==(const Annotations&, const Annotations&) = default;
 };
 
+// ConfinementOverride: a command's `confinement:` in a manifest. Each field
+// that is set replaces the one the command inherits (from its parent, and at
+// the root from CommandTree::hardening.confinement); subcommands inherit the
+// result. `binds` replaces the inherited list as a whole.
+struct ConfinementOverride {
+  std::optional<bool> user_namespace;  // user: confined (true) | host (false)
+  std::optional<std::uint32_t> uid;
+  std::optional<std::uint32_t> gid;
+  std::optional<bool> seccomp;
+  std::optional<bool> pid_namespace;
+  std::optional<process::FilesystemView> filesystem;
+  std::optional<std::vector<process::Bind>> binds;
+  std::optional<bool> network;  // true: the host's network
+  // Outer optional: whether the manifest set it; inner: the limit (nullopt
+  // for "none").
+  std::optional<std::optional<std::uint64_t>> processes;
+  std::optional<std::optional<std::uint64_t>> memory_bytes;
+  std::optional<std::optional<double>> cpus;
+  std::optional<bool> strict;
+
+  // Applies every set field to `confinement`.
+  void apply_to(process::Confinement& confinement) const;
+  bool empty() const { return *this == ConfinementOverride{}; }
+  friend bool operator==(const ConfinementOverride&, const ConfinementOverride&) = default;
+};
+
 // CommandSpec: one command in the tree.
 struct CommandSpec {
   std::string name;
@@ -94,13 +122,17 @@ struct CommandSpec {
   std::vector<FlagSpec> persistent_flags;     // local, and inherited by descendants
   std::optional<std::vector<ArgSpec>> args;   // nullopt: any number of positionals
   std::vector<CommandSpec> commands;
-  Annotations annotations;  // published with the operation, never inherited
+  Annotations annotations;          // published with the operation, never inherited
+  ConfinementOverride confinement;  // inherited by subcommands
 };
 
 // CommandTree: a program and its commands.
 struct CommandTree {
   std::string executable;  // path or bare name (resolved in PATH at bind time)
   CommandSpec root;        // root.name is the first segment of operation names
+  // Every operation's profile, before its commands' `confinement` overrides.
+  // Deny by default (process::Hardening's defaults: the confined profile, an
+  // empty environment allow-list).
   process::Hardening hardening;
   process::SupervisorOptions supervisor;
 };
@@ -130,6 +162,12 @@ struct BindOptions {
   std::function<bool(const CommandInfo&, const FlagSpec&)> flag_filter;
   // Codecs by flag name; take precedence over the built-in type codecs.
   std::map<std::string, TextCodec> codecs;
+  // When set, every operation runs with exactly this confinement: it replaces
+  // the tree's and every command's `confinement` (the environment, rlimits and
+  // working directory still come from CommandTree::hardening). Precedence,
+  // strongest first: this, the command's own override, its ancestors'
+  // (nearest first), the tree's, the confined default.
+  std::optional<process::Confinement> confinement;
 };
 
 // Operation: one bound command, as discovery shows it.
@@ -140,6 +178,18 @@ struct Operation {
   std::string input_schema;               // JSON Schema (text)
   std::string output_schema;              // JSON Schema (text)
   Annotations annotations;                // from the command's spec
+  // What every call of this operation runs with (the tree's hardening with
+  // the effective confinement), and what this host enforces of it
+  // (process::Supervisor::protections).
+  process::Hardening hardening;
+  std::vector<process::Protection> protections;
+};
+
+// ExecutableNotFound: the bind's executable does not exist or cannot be run
+// (`corral tools` and `corral call` report it as setup_error).
+class ExecutableNotFound : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
 };
 
 // Binding: a frozen snapshot of a tree's operations plus the Supervisor that
@@ -153,7 +203,9 @@ class Binding {
   // Binds `tree`. Throws std::invalid_argument naming what is wrong: a name
   // collision (both command paths), a bad name, a flag type with no codec
   // (command, flag, type), a codec that changes its type, an invalid
-  // default, an executable that does not exist. Throws corral::SetupError
+  // default, a bind whose source is not an existing absolute path or whose
+  // target is not absolute; ExecutableNotFound (an std::invalid_argument)
+  // for an executable that does not exist. Throws corral::SetupError
   // (unavailable) if the supervisor's forced unit is not available.
   static std::unique_ptr<Binding> bind(CommandTree tree, const BindOptions& options = {});
   ~Binding();
@@ -164,12 +216,21 @@ class Binding {
 
   // The argv a call with `input_json` would run (no process starts).
   // Throws corral::SandboxError (invalid_request) for an unknown operation or
-  // an input the schema or the command line cannot take.
+  // an input the schema or the command line cannot take: duplicate keys, a
+  // number the JSON text writes that no double holds exactly (1e400,
+  // 9007199254740993.0), a value out of its flag's range, an argv plus
+  // environment over the kernel's limit (_SC_ARG_MAX, capped at 6 MiB as
+  // execve caps it, and 131072 bytes per string).
   std::vector<std::string> argv_for(std::string_view name, std::string_view input_json) const;
 
-  // Runs one call. Returns the Execution (its value() is the output view) of
-  // a zero exit; throws like process::Supervisor::run otherwise, plus
-  // invalid_request before anything starts (see argv_for).
+  // Runs one call with its operation's hardening. Returns the Execution (its
+  // value() is the output view) of a zero exit; throws like
+  // process::Supervisor::run otherwise (the Execution attached to
+  // command_failed, timeout, cancelled and cleanup_failed also has the output
+  // view as its value), plus invalid_request before anything starts (see
+  // argv_for; also an argument list and environment over the kernel's exec
+  // limits), and unavailable naming the executable when it was removed after
+  // the bind.
   Execution call(std::string_view name, std::string_view input_json,
                  const process::RunOptions& options = {});
 
@@ -187,14 +248,20 @@ class Binding {
 // "replaced" only when output bytes that were not UTF-8 became U+FFFD).
 std::string output_view(const Execution& execution);
 
+// A profile in the manifest's vocabulary: {"user","uid","gid","seccomp",
+// "pid_namespace","filesystem","binds","network","limits":{"processes",
+// "memory","cpus"},"strict","environment":{"allow","set"},
+// "working_directory"} (JSON text), for `corral tools` and status pages.
+std::string profile_json(const process::Hardening& hardening);
+
 // The JSON Schema every operation's output follows.
 std::string output_schema();
 
 // Parses a manifest (YAML, or JSON when it starts with '{'). Throws
 // std::invalid_argument naming the offending key.
 CommandTree load_manifest(std::string_view text);
-// Reads and parses a manifest file; relative `executable` and
-// `working_directory` resolve against the file's directory.
+// Reads and parses a manifest file; relative `executable`,
+// `working_directory` and bind sources resolve against the file's directory.
 CommandTree load_manifest_file(const std::string& path);
 
 }  // namespace corral::bind

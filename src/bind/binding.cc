@@ -1,9 +1,14 @@
 // src/bind/binding.cc: tree -> operations (filters, names, flags, schemas),
 // input -> argv, and calls through the Supervisor.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
 #include "bind/codecs.hpp"
+#include "core/units.hpp"
 #include "corral/bind.hpp"
 #include "process/spawn.hpp"
 
@@ -35,6 +40,42 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   throw_failure(FailureCode::invalid_request, operation + ": " + message);
 }
 
+// Linux's exec limits: each string (with its NUL) at most MAX_ARG_STRLEN, and
+// all strings plus their pointers at most a quarter of the stack rlimit
+// (what sysconf(_SC_ARG_MAX) returns), never more than 6 MiB (_STK_LIM / 4 * 3).
+constexpr std::size_t kMaxArgStrlen = 131072;
+constexpr std::size_t kMaxArgTotal = 6u << 20;
+
+std::size_t arg_max() {
+  long n = ::sysconf(_SC_ARG_MAX);
+  std::size_t limit = n > 0 ? static_cast<std::size_t>(n) : kMaxArgStrlen;
+  return std::min(limit, kMaxArgTotal);
+}
+
+// The environment strings a command with `hardening` starts with (the
+// process layer's rule: the allowed names that are set, environment_set,
+// PATH by default; never CORRAL_*), for the size check.
+std::vector<std::string> environment_of(const process::Hardening& hardening) {
+  std::vector<std::string> out;
+  auto corral = [](std::string_view name) { return name.rfind("CORRAL_", 0) == 0; };
+  if (!hardening.environment_allow) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string_view entry(*e);
+      if (!corral(entry)) out.emplace_back(entry);
+    }
+  } else {
+    for (const auto& name : *hardening.environment_allow) {
+      if (corral(name) || hardening.environment_set.count(name) != 0) continue;
+      if (const char* value = std::getenv(name.c_str())) out.push_back(name + "=" + value);
+    }
+  }
+  for (const auto& [name, value] : hardening.environment_set) {
+    if (!corral(name)) out.push_back(name + "=" + value);
+  }
+  out.emplace_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  return out;
+}
+
 // BoundFlag: a published flag with its codec.
 struct BoundFlag {
   FlagSpec spec;
@@ -47,6 +88,7 @@ struct Bound {
   std::vector<std::string> command_path;
   std::vector<BoundFlag> flags;  // in flag order
   std::optional<std::vector<ArgSpec>> args;
+  std::vector<std::string> environment;  // for the exec size check
 };
 
 bool empty_container(const json::value& v) {
@@ -74,6 +116,48 @@ std::string output_schema() {
   return json::serialize(schema);
 }
 
+std::string profile_json(const process::Hardening& h) {
+  const process::Confinement& c = h.confinement;
+  json::object p;
+  p["user"] = c.user_namespace ? "confined" : "host";
+  p["uid"] = c.uid ? json::value(*c.uid) : json::value(nullptr);
+  p["gid"] = c.gid ? json::value(*c.gid) : json::value(nullptr);
+  p["seccomp"] = c.seccomp;
+  p["pid_namespace"] = c.pid_namespace;
+  p["filesystem"] = std::string(process::to_string(c.filesystem));
+  json::array binds;
+  for (const auto& b : c.binds) {
+    binds.push_back(json::object{{"source", b.source},
+                                 {"target", b.target.empty() ? b.source : b.target},
+                                 {"writable", b.writable}});
+  }
+  p["binds"] = std::move(binds);
+  p["network"] = c.network && !h.new_network_namespace ? "host" : "none";
+  json::object limits;
+  limits["processes"] =
+      c.limits.processes ? json::value(*c.limits.processes) : json::value(nullptr);
+  limits["memory"] =
+      c.limits.memory_bytes ? json::value(*c.limits.memory_bytes) : json::value(nullptr);
+  limits["cpus"] = c.limits.cpus ? json::value(*c.limits.cpus) : json::value(nullptr);
+  p["limits"] = std::move(limits);
+  p["strict"] = c.strict;
+  json::object environment;
+  if (h.environment_allow) {
+    json::array allow;
+    for (const auto& name : *h.environment_allow) allow.push_back(json::value(name));
+    environment["allow"] = std::move(allow);
+  } else {
+    environment["allow"] = "all";
+  }
+  json::object set;
+  for (const auto& [k, v] : h.environment_set) set[k] = v;
+  environment["set"] = std::move(set);
+  p["environment"] = std::move(environment);
+  p["working_directory"] =
+      h.working_directory ? json::value(*h.working_directory) : json::value(nullptr);
+  return json::serialize(p);
+}
+
 std::string output_view(const Execution& execution) {
   json::object view;
   view["stdout"] = execution.stdout_text();
@@ -92,8 +176,9 @@ class Binding::Impl {
       process::Command probe{{tree_.executable}, tree_.hardening};
       executable_ = process::resolve_executable(probe);
     } catch (const process::SpawnError& e) {
-      throw std::invalid_argument(std::string("executable: ") + e.what());
+      throw ExecutableNotFound(std::string("executable: ") + e.what());
     }
+    override_ = options.confinement;
     root_segment_ = options.prefix ? *options.prefix : tree_.root.name;
     for (const auto& [flag, codec] : options.codecs) {
       try {
@@ -104,15 +189,18 @@ class Binding::Impl {
     }
     std::vector<std::string> path;
     std::vector<FlagSpec> inherited;
-    visit(tree_.root, path, inherited, false, options);
+    visit(tree_.root, path, inherited, false, tree_.hardening.confinement, options);
     for (const auto& [key, name] : options.operation_names) {
       if (used_renames_.count(key) == 0) {
         throw std::invalid_argument("operation name given for \"" + key +
                                     "\", which is not a bound command");
       }
     }
-    for (const auto& b : bound_) operations_.push_back(b.operation);
     supervisor_ = std::make_unique<process::Supervisor>(tree_.supervisor);
+    for (auto& b : bound_) {
+      b.operation.protections = supervisor_->protections(b.operation.hardening);
+      operations_.push_back(b.operation);
+    }
   }
 
   const std::vector<Operation>& operations() const noexcept { return operations_; }
@@ -132,6 +220,7 @@ class Binding::Impl {
     const std::string& op = b->operation.name;
     json::value input;
     try {
+      check_input_text(input_json);
       input = core::parse_json(input_json.empty() ? "{}" : input_json, "input");
     } catch (const std::invalid_argument& e) {
       invalid_input(op, e.what());
@@ -191,22 +280,74 @@ class Binding::Impl {
       }
     }
     check_arg_count(*b, arg_count);
+    check_exec_size(*b, argv);
     return argv;
   }
 
   Execution call(std::string_view name, std::string_view input_json,
                  const process::RunOptions& options) {
-    process::Command command{argv_for(name, input_json), tree_.hardening};
-    Execution e = supervisor_->run(command, options);
-    ExecutionData data = e.data();
-    data.value = output_view(e);
-    return Execution(std::move(data));
+    std::vector<std::string> argv = argv_for(name, input_json);
+    process::Command command{std::move(argv), find(name)->operation.hardening};
+    auto with_view = [](const Execution& e) {
+      ExecutionData data = e.data();
+      data.value = output_view(e);
+      return Execution(std::move(data));
+    };
+    try {
+      return with_view(supervisor_->run(command, options));
+    } catch (const Error& e) {
+      if (!e.execution()) throw;
+      throw_failure(e.code(), e.what(),
+                    std::make_shared<const Execution>(with_view(*e.execution())));
+    }
   }
 
   process::Status status() const { return supervisor_->status(); }
   bool shutdown(process::Clock::time_point deadline) { return supervisor_->shutdown(deadline); }
 
  private:
+  // Refuses what execve would refuse with E2BIG, before any process starts.
+  void check_exec_size(const Bound& b, const std::vector<std::string>& argv) const {
+    std::size_t total = executable_.size() + 1;  // the kernel copies the filename too
+    auto add = [&](const std::string& s, const char* what) {
+      if (s.size() + 1 > kMaxArgStrlen) {
+        invalid_input(b.operation.name, std::string(what) + " of " + std::to_string(s.size()) +
+                                            " bytes is over the kernel's " +
+                                            std::to_string(kMaxArgStrlen - 1) +
+                                            "-byte limit for one argument");
+      }
+      total += s.size() + 1 + sizeof(char*);
+    };
+    for (const auto& s : argv) add(s, "an argument");
+    for (const auto& s : b.environment) add(s, "an environment variable");
+    total += 2 * sizeof(char*);  // the NULL ends of argv and envp
+    const std::size_t limit = arg_max();
+    if (total > limit) {
+      invalid_input(b.operation.name, "the arguments and environment take " +
+                                          std::to_string(total) + " bytes; exec takes at most " +
+                                          std::to_string(limit));
+    }
+  }
+
+  // Refuses a bind the process layer could not make.
+  void check_binds(const std::string& where, const process::Confinement& c) const {
+    for (const auto& bind : c.binds) {
+      if (bind.source.empty() || bind.source[0] != '/') {
+        throw std::invalid_argument("command \"" + where + "\": bind source " +
+                                    core::quoted(bind.source) + " is not an absolute path");
+      }
+      struct stat st;
+      if (::stat(bind.source.c_str(), &st) != 0) {
+        throw std::invalid_argument("command \"" + where + "\": bind source " +
+                                    core::quoted(bind.source) + " does not exist");
+      }
+      if (!bind.target.empty() && bind.target[0] != '/') {
+        throw std::invalid_argument("command \"" + where + "\": bind target " +
+                                    core::quoted(bind.target) + " is not an absolute path");
+      }
+    }
+  }
+
   void check_arg_count(const Bound& b, size_t given) const {
     if (!b.args) return;
     size_t min = 0, max = b.args->size();
@@ -225,30 +366,38 @@ class Binding::Impl {
 
   void visit(const CommandSpec& spec, std::vector<std::string>& path,
              const std::vector<FlagSpec>& inherited, bool ancestor_withheld,
-             const BindOptions& options) {
+             process::Confinement confinement, const BindOptions& options) {
+    spec.confinement.apply_to(confinement);
     bool withheld = ancestor_withheld || spec.hidden || spec.deprecated;
     bool root_builtin = path.size() == 1 && (path[0] == "help" || path[0] == "completion");
     CommandInfo info{path, &spec};
     if (spec.runnable && !withheld && !root_builtin && !spec.omit &&
         (!options.exposure || options.exposure(info))) {
-      bind_command(spec, path, inherited, options);
+      bind_command(spec, path, inherited, confinement, options);
     }
     // Children see this command's persistent flags after their own.
     std::vector<FlagSpec> next = spec.persistent_flags;
     next.insert(next.end(), inherited.begin(), inherited.end());
     for (const auto& child : spec.commands) {
       path.push_back(child.name);
-      visit(child, path, next, withheld, options);
+      visit(child, path, next, withheld, confinement, options);
       path.pop_back();
     }
   }
 
   void bind_command(const CommandSpec& spec, const std::vector<std::string>& path,
-                    const std::vector<FlagSpec>& inherited, const BindOptions& options) {
+                    const std::vector<FlagSpec>& inherited, const process::Confinement& confinement,
+                    const BindOptions& options) {
     std::string where = display_path(tree_.root.name, path);
     Bound b;
     b.command_path = path;
     b.args = spec.args;
+    b.operation.hardening = tree_.hardening;
+    b.operation.hardening.confinement = override_ ? *override_ : confinement;
+    // One switch for the network: the confinement's (the older flag follows).
+    b.operation.hardening.new_network_namespace = !b.operation.hardening.confinement.network;
+    check_binds(where, b.operation.hardening.confinement);
+    b.environment = environment_of(b.operation.hardening);
 
     // Name.
     std::vector<std::string> segments{root_segment_};
@@ -365,6 +514,7 @@ class Binding::Impl {
   std::vector<Bound> bound_;
   std::vector<Operation> operations_;
   std::unique_ptr<process::Supervisor> supervisor_;
+  std::optional<process::Confinement> override_;
 };
 
 std::unique_ptr<Binding> Binding::bind(CommandTree tree, const BindOptions& options) {

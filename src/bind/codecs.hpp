@@ -36,4 +36,10 @@ const std::vector<std::string>& builtin_types();
 // std::invalid_argument if the constraints change "type" or are not an object.
 std::shared_ptr<const Codec> text_codec(std::string_view constraints_json);
 
+// Refuses, with std::invalid_argument saying why, JSON text whose parse
+// would not be faithful: a key twice in one object, or a number whose double
+// is not the value written (1e400, 9007199254740993.0, 1e-400). Syntax errors
+// are left to the parse.
+void check_input_text(std::string_view text);
+
 }  // namespace corral::bind

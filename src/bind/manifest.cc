@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -180,8 +181,140 @@ std::vector<FlagSpec> read_flags(const Reader& r, const char* key) {
 }
 
 const std::set<std::string> kCommandKeys = {
-    "name",  "description", "runnable", "hidden",           "deprecated",     "omit",
-    "flags", "args",        "commands", "persistent_flags", "operation_name", "annotations"};
+    "name",           "description", "runnable",   "hidden",   "deprecated",
+    "omit",           "flags",       "args",       "commands", "persistent_flags",
+    "operation_name", "annotations", "confinement"};
+
+// "SRC[:DST][:rw|:ro]" or {source, target?, writable?}.
+process::Bind read_bind(const json::value& value, const std::string& where) {
+  process::Bind bind;
+  if (value.is_string()) {
+    std::string text(value.get_string());
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+      std::size_t colon = text.find(':', start);
+      parts.push_back(text.substr(start, colon - start));
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    if (parts.size() > 1 && (parts.back() == "rw" || parts.back() == "ro")) {
+      bind.writable = parts.back() == "rw";
+      parts.pop_back();
+    }
+    if (parts.size() > 2)
+      bad(where, "a bind is \"SRC[:DST][:rw]\" (got " + core::quoted(text) + ")");
+    bind.source = parts[0];
+    if (parts.size() == 2) bind.target = parts[1];
+  } else {
+    Reader b(value, where, {"source", "target", "writable"});
+    bind.source = b.string("source");
+    bind.target = b.string("target");
+    bind.writable = b.boolean("writable");
+  }
+  if (bind.source.empty()) bad(where, "a bind needs a source");
+  if (!bind.target.empty() && bind.target[0] != '/') {
+    bad(where, "the target must be an absolute path (got " + core::quoted(bind.target) + ")");
+  }
+  return bind;
+}
+
+// A limit that may be "none" (no limit).
+bool is_none(const json::value* v) {
+  return v != nullptr && v->is_string() &&
+         (v->get_string() == "none" || v->get_string() == "unlimited");
+}
+
+// `confinement:` of the tree or of a command: "confined", "host", or a
+// mapping whose keys each override one field.
+ConfinementOverride read_confinement(const json::value& value, const std::string& where) {
+  ConfinementOverride o;
+  if (value.is_string()) {
+    process::Confinement c;
+    if (value.get_string() == "host") {
+      c = process::Confinement::none();
+    } else if (value.get_string() != "confined") {
+      bad(where, "one of confined, host, or a mapping");
+    }
+    o.user_namespace = c.user_namespace;
+    o.seccomp = c.seccomp;
+    o.pid_namespace = c.pid_namespace;
+    o.filesystem = c.filesystem;
+    o.binds = c.binds;
+    o.network = c.network;
+    o.processes = c.limits.processes;
+    o.memory_bytes = c.limits.memory_bytes;
+    o.cpus = c.limits.cpus;
+    return o;
+  }
+  Reader r(value, where,
+           {"user", "uid", "gid", "seccomp", "pid_namespace", "filesystem", "binds", "network",
+            "limits", "strict"});
+  if (r.get("user")) {
+    std::string user = r.string("user");
+    if (user != "confined" && user != "host") bad(where + ".user", "one of confined, host");
+    o.user_namespace = user == "confined";
+  }
+  auto id = [&](const char* key) -> std::optional<std::uint32_t> {
+    auto n = r.count(key);
+    if (!n) return std::nullopt;
+    if (*n > 0xFFFFFFFEu) bad(where + "." + key, "must be below 4294967295");
+    return static_cast<std::uint32_t>(*n);
+  };
+  o.uid = id("uid");
+  o.gid = id("gid");
+  if ((o.uid || o.gid) && o.user_namespace == false) {
+    bad(where, "uid and gid map the command in a user namespace; user: host has none");
+  }
+  if (r.get("seccomp")) o.seccomp = r.boolean("seccomp");
+  if (r.get("pid_namespace")) o.pid_namespace = r.boolean("pid_namespace");
+  if (r.get("filesystem")) {
+    std::string view = r.string("filesystem");
+    o.filesystem = process::filesystem_view_from_string(view);
+    if (!o.filesystem) bad(where + ".filesystem", "one of minimal, host_read_only, host");
+  }
+  if (const json::array* binds = r.list("binds")) {
+    o.binds.emplace();
+    for (std::size_t i = 0; i < binds->size(); ++i) {
+      o.binds->push_back(read_bind((*binds)[i], where + ".binds[" + std::to_string(i) + "]"));
+    }
+  }
+  if (r.get("network")) {
+    std::string network = r.string("network");
+    if (network != "host" && network != "none") bad(where + ".network", "one of none, host");
+    o.network = network == "host";
+  }
+  if (const json::value* limits = r.get("limits"); limits != nullptr && !limits->is_null()) {
+    Reader l(*limits, where + ".limits", {"processes", "memory", "cpus"});
+    const std::string at = where + ".limits.";
+    if (const json::value* p = l.get("processes")) {
+      if (is_none(p)) {
+        o.processes = std::optional<std::uint64_t>{};
+      } else {
+        auto n = l.count("processes");
+        if (n && *n == 0) bad(at + "processes", "must be at least 1 (or none)");
+        o.processes = n;
+      }
+    }
+    if (auto text = l.unit_text("memory")) {
+      auto bytes = core::parse_size(*text, at + "memory");
+      if (bytes && *bytes == 0) bad(at + "memory", "must be more than 0 (or none)");
+      o.memory_bytes = bytes;
+    }
+    if (const json::value* c = l.get("cpus"); c != nullptr && !c->is_null()) {
+      if (is_none(c)) {
+        o.cpus = std::optional<double>{};
+      } else {
+        if (!c->is_number()) bad(at + "cpus", "must be a number of CPUs (1.5) or none");
+        double cpus = c->to_number<double>();
+        if (!(cpus >= 0.01 && cpus <= 4096)) bad(at + "cpus", "must be between 0.01 and 4096");
+        o.cpus = cpus;
+      }
+    }
+  }
+  if (r.get("strict")) o.strict = r.boolean("strict");
+  return o;
+}
 
 void read_command_body(const Reader& r, CommandSpec& spec) {
   spec.description = r.string("description");
@@ -203,6 +336,9 @@ void read_command_body(const Reader& r, CommandSpec& spec) {
     spec.annotations.destructive = hint("destructiveHint");
     spec.annotations.idempotent = hint("idempotentHint");
     spec.annotations.open_world = hint("openWorldHint");
+  }
+  if (const json::value* c = r.get("confinement"); c != nullptr && !c->is_null()) {
+    spec.confinement = read_confinement(*c, r.where() + ".confinement");
   }
   spec.flags = read_flags(r, "flags");
   spec.persistent_flags = read_flags(r, "persistent_flags");
@@ -265,9 +401,11 @@ void read_supervisor(const json::value& value, process::SupervisorOptions& optio
 void read_hardening(const json::value& value, process::Hardening& hardening) {
   Reader r(value, "hardening", {"network", "rlimits", "environment", "working_directory"});
   if (r.get("network")) {
+    // An alias of confinement.network (load_manifest refuses both).
     std::string network = r.string("network");
     if (network != "host" && network != "none") bad("hardening.network", "one of host, none");
     hardening.new_network_namespace = network == "none";
+    hardening.confinement.network = network == "host";
   }
   if (const json::value* limits = r.get("rlimits")) {
     Reader l(*limits, "hardening.rlimits", {"cpu", "address_space", "open_files", "processes"});
@@ -306,6 +444,21 @@ void read_hardening(const json::value& value, process::Hardening& hardening) {
 
 }  // namespace
 
+void ConfinementOverride::apply_to(process::Confinement& c) const {
+  if (user_namespace) c.user_namespace = *user_namespace;
+  if (uid) c.uid = *uid;
+  if (gid) c.gid = *gid;
+  if (seccomp) c.seccomp = *seccomp;
+  if (pid_namespace) c.pid_namespace = *pid_namespace;
+  if (filesystem) c.filesystem = *filesystem;
+  if (binds) c.binds = *binds;
+  if (network) c.network = *network;
+  if (processes) c.limits.processes = *processes;
+  if (memory_bytes) c.limits.memory_bytes = *memory_bytes;
+  if (cpus) c.limits.cpus = *cpus;
+  if (strict) c.strict = *strict;
+}
+
 CommandTree load_manifest(std::string_view text) {
   json::value document;
   size_t first = text.find_first_not_of(" \t\r\n");
@@ -333,6 +486,13 @@ CommandTree load_manifest(std::string_view text) {
   read_command_body(r, tree.root);
   if (const json::value* s = r.get("supervisor")) read_supervisor(*s, tree.supervisor);
   if (const json::value* h = r.get("hardening")) read_hardening(*h, tree.hardening);
+  // The root's `confinement` is the tree's: every operation starts from it.
+  if (tree.root.confinement.network && r.get("hardening") && r.get("hardening")->is_object() &&
+      r.get("hardening")->get_object().contains("network")) {
+    bad("hardening.network", "give the network in confinement.network only");
+  }
+  tree.root.confinement.apply_to(tree.hardening.confinement);
+  tree.root.confinement = {};
   return tree;
 }
 
@@ -351,6 +511,19 @@ CommandTree load_manifest_file(const std::string& path) {
     tree.hardening.working_directory =
         (dir / *tree.hardening.working_directory).lexically_normal().string();
   }
+  auto resolve = [&](std::vector<process::Bind>& binds) {
+    for (auto& b : binds) {
+      if (!b.source.empty() && b.source[0] != '/') {
+        b.source = (dir / b.source).lexically_normal().string();
+      }
+    }
+  };
+  resolve(tree.hardening.confinement.binds);
+  std::function<void(CommandSpec&)> visit = [&](CommandSpec& spec) {
+    if (spec.confinement.binds) resolve(*spec.confinement.binds);
+    for (auto& child : spec.commands) visit(child);
+  };
+  visit(tree.root);
   return tree;
 }
 

@@ -2,6 +2,8 @@
 // driven through the real binary.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/json.hpp"
 #include "core/utf8.hpp"
 #include "corral/process.hpp"
@@ -21,7 +23,8 @@ Ran corral(std::vector<std::string> args) {
   process::Supervisor supervisor;
   args.insert(args.begin(), CORRAL_TEST_CLI);
   try {
-    Execution e = supervisor.run(process::Command{args, {}});
+    // corral itself runs on the host: it reads manifests from the source tree.
+    Execution e = supervisor.run(process::Command{args, process::Hardening::host()});
     return {e.stdout_text(), e.stderr_text(), *e.exit_code()};
   } catch (const CommandError& e) {
     return {e.execution()->stdout_text(), e.execution()->stderr_text(),
@@ -42,17 +45,100 @@ TEST(CorralCli, ToolsPrintsOperationsAndSchemas) {
   EXPECT_EQ(ops[1].at("outputSchema").at("required").as_array().size(), 4u);
 }
 
-TEST(CorralCli, CallPrintsTheOutputView) {
+TEST(CorralCli, ToolsShowsEachOperationsProfileAndProtections) {
+  Ran r = corral({"tools", "--manifest", kManifest});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = json::parse(r.out);
+  for (const auto& op : out.at("operations").as_array()) {
+    const auto& profile = op.at("profile");
+    EXPECT_EQ(profile.at("user"), "confined") << r.out;  // deny by default
+    EXPECT_EQ(profile.at("filesystem"), "minimal");
+    EXPECT_EQ(profile.at("network"), "none");
+    EXPECT_EQ(profile.at("limits").at("processes"), 256);
+    for (const auto& p : op.at("protections").as_array()) {
+      EXPECT_TRUE(p.at("name").is_string());
+      EXPECT_TRUE(p.at("enforced").is_bool());
+      EXPECT_TRUE(p.at("detail").is_string());
+    }
+  }
+}
+
+TEST(CorralCli, CallPrintsTheEnvelopeWithTheViewAsValue) {
   Ran r = corral({"call", "--manifest", kManifest, "git_version", "{}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto view = json::parse(r.out);
+  auto envelope = json::parse(r.out);
+  EXPECT_EQ(envelope.at("ok"), true);
+  const auto& execution = envelope.at("execution");
+  EXPECT_EQ(execution.at("stdout").as_string().rfind("git version", 0), 0u);
+  const auto& view = execution.at("value");
   EXPECT_EQ(view.at("exitCode"), 0);
-  EXPECT_EQ(view.at("stdout").as_string().rfind("git version", 0), 0u);
+  EXPECT_EQ(view.at("stdout"), execution.at("stdout"));
+  EXPECT_EQ(view.at("truncated"), false);
+
+  Ran plain = corral({"call", "--view", "--manifest", kManifest, "git_version", "{}"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(json::parse(plain.out).at("stdout"), execution.at("stdout"));
+}
+
+// The keys of every object in `v`, recursively, with their JSON kinds: the
+// shape two envelopes must share.
+std::string shape(const json::value& v) {
+  if (v.is_object()) {
+    std::map<std::string, std::string> sorted;
+    for (const auto& [k, child] : v.as_object()) {
+      // A value is any JSON: its shape is not the envelope's.
+      sorted[std::string(k)] = k == "value" ? "any" : shape(child);
+    }
+    std::string out = "{";
+    for (const auto& [k, s] : sorted) out += k + ":" + s + ",";
+    return out + "}";
+  }
+  if (v.is_number()) return "number";
+  return std::string(json::to_string(v.kind()));
+}
+
+TEST(CorralCli, CallPrintsTheSameEnvelopeAsRunJson) {
+  const std::string script = ::testing::TempDir() + "corral_envelope.js";
+  const std::string failing = ::testing::TempDir() + "corral_envelope_fail.js";
+  {
+    std::FILE* f = std::fopen(script.c_str(), "w");
+    std::fputs("console.log('hi'); 1 + 1", f);
+    std::fclose(f);
+    f = std::fopen(failing.c_str(), "w");
+    std::fputs("console.log('hi'); throw new Error('no')", f);
+    std::fclose(f);
+  }
+  Ran run = corral({"run", "--json", script});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Ran call = corral({"call", "--manifest", kManifest, "git_version", "{}"});
+  ASSERT_EQ(call.exit_code, 0) << call.err;
+  // A command's Execution adds its exit code (a guest's has none); the rest
+  // is one shape.
+  auto call_ok = json::parse(call.out);
+  EXPECT_EQ(call_ok.at("execution").at("exit_code"), 0);
+  call_ok.at("execution").as_object().erase("exit_code");
+  EXPECT_EQ(shape(call_ok), shape(json::parse(run.out))) << run.out << call.out;
+
+  Ran run_failed = corral({"run", "--json", failing});
+  EXPECT_EQ(run_failed.exit_code, 1) << run_failed.err;
+  Ran call_failed =
+      corral({"call", "--manifest", kManifest, "git_hash-object", R"({"args":["/nope"]})"});
+  EXPECT_EQ(call_failed.exit_code, 1);
+  auto run_envelope = json::parse(run_failed.out);
+  auto call_envelope = json::parse(call_failed.out);
+  EXPECT_EQ(call_envelope.at("ok"), false);
+  EXPECT_EQ(call_envelope.at("failure").at("code"), "command_failed");
+  EXPECT_EQ(call_envelope.at("failure").at("execution").at("value").at("exitCode"), 128);
+  EXPECT_EQ(call_envelope.at("failure").at("execution").at("exit_code"), 128);
+  call_envelope.at("failure").at("execution").as_object().erase("exit_code");
+  EXPECT_EQ(shape(call_envelope), shape(run_envelope)) << run_failed.out << call_failed.out;
+  std::remove(script.c_str());
+  std::remove(failing.c_str());
 }
 
 TEST(CorralCli, CallPrintsOutputThatIsNotUtf8AsReplacementCharacters) {
   const std::string manifest = CORRAL_SOURCE_DIR "/tests/mcp/fixtures/not_utf8.yaml";
-  Ran r = corral({"call", "--manifest", manifest, "bytes_bad_byte", "{}"});
+  Ran r = corral({"call", "--view", "--manifest", manifest, "bytes_bad_byte", "{}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(core::is_valid_utf8(r.out)) << r.out;
   auto view = json::parse(r.out);
@@ -61,7 +147,7 @@ TEST(CorralCli, CallPrintsOutputThatIsNotUtf8AsReplacementCharacters) {
   EXPECT_EQ(view.at("replaced"), true);
 
   // The 10-byte budget ends inside a euro sign: the cut falls before it.
-  Ran cut = corral({"call", "--manifest", manifest, "bytes_cut_char", "{}"});
+  Ran cut = corral({"call", "--view", "--manifest", manifest, "bytes_cut_char", "{}"});
   ASSERT_EQ(cut.exit_code, 0) << cut.err;
   EXPECT_TRUE(core::is_valid_utf8(cut.out)) << cut.out;
   auto cut_view = json::parse(cut.out);
@@ -79,11 +165,28 @@ TEST(CorralCli, FailuresExitOneWithTheCode) {
       corral({"call", "--manifest", kManifest, "git_hash-object", R"({"args":["/nope"]})"});
   EXPECT_EQ(failed.exit_code, 1);
   EXPECT_NE(failed.err.find("corral: command_failed:"), std::string::npos) << failed.err;
-  EXPECT_EQ(json::parse(failed.out).at("exitCode"), 128);
+  EXPECT_EQ(json::parse(failed.out).at("failure").at("execution").at("value").at("exitCode"), 128);
 
   Ran missing = corral({"tools", "--manifest", "/nonexistent.yaml"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("invalid_request"), std::string::npos) << missing.err;
+}
+
+TEST(CorralCli, AMissingExecutableIsSetupErrorNamingIt) {
+  const std::string manifest = ::testing::TempDir() + "corral_missing_exe.yaml";
+  {
+    std::FILE* f = std::fopen(manifest.c_str(), "w");
+    std::fputs("executable: /nonexistent/corral-tool\nname: gone\n", f);
+    std::fclose(f);
+  }
+  Ran tools = corral({"tools", "--manifest", manifest});
+  EXPECT_EQ(tools.exit_code, 1);
+  EXPECT_NE(tools.err.find("corral: setup_error: executable:"), std::string::npos) << tools.err;
+  EXPECT_NE(tools.err.find("/nonexistent/corral-tool"), std::string::npos) << tools.err;
+  Ran call = corral({"call", "--manifest", manifest, "gone", "{}"});
+  EXPECT_EQ(call.exit_code, 1);
+  EXPECT_EQ(json::parse(call.out).at("failure").at("code"), "setup_error") << call.out;
+  std::remove(manifest.c_str());
 }
 
 }  // namespace

@@ -155,7 +155,11 @@ TEST(Manifest, LongScalarsAreTypedWithoutRecursion) {
 
 TEST(ManifestExample, GitHashObjectRunsForReal) {
   CommandTree t = load_manifest_file(CORRAL_SOURCE_DIR "/examples/git.yaml");
-  auto binding = Binding::bind(std::move(t));
+  // Confined, with the one folder the call reads bound in.
+  BindOptions options;
+  options.confinement.emplace();
+  options.confinement->binds = {{CORRAL_SOURCE_DIR "/examples", "", false}};
+  auto binding = Binding::bind(std::move(t), options);
   EXPECT_EQ(names(*binding), (std::vector<std::string>{"git_version", "git_hash-object"}));
   auto schema = json::parse(binding->find("git_hash-object")->input_schema);
   EXPECT_FALSE(
