@@ -5,7 +5,10 @@
 // constraints are the first line); the rest is the JSON value. Invariants:
 // encode() either appends well-formed `--flag=...` tokens without NUL bytes
 // or throws std::invalid_argument with a bounded message; making a text codec
-// either works or throws std::invalid_argument.
+// either works or throws std::invalid_argument. The call input's pre-check
+// (bind::check_input_text: duplicate keys, numbers no double holds) throws
+// only std::invalid_argument; a value it passes never encodes to an infinite
+// or NaN float (`--flag=inf`).
 #include <stdexcept>
 
 #include "bind/codecs.hpp"
@@ -34,6 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)json::serialize(codec->schema());
 
+  const bool float_type =
+      data[0] < types.size() && types[data[0]].find("float") != std::string::npos;
+  bool exact = true;
+  try {
+    corral::bind::check_input_text(rest);
+  } catch (const std::invalid_argument& e) {
+    if (std::string_view(e.what()).size() > 4096) fail("an unbounded error message");
+    exact = false;
+  }
   boost::system::error_code ec;
   const json::value value = json::parse(json::string_view(rest.data(), rest.size()), ec);
   if (ec) return 0;
@@ -47,6 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::string& token : argv) {
     if (token.rfind("--flag", 0) != 0) fail("a token that is not --flag", token);
     if (token.find('\0') != std::string::npos) fail("a NUL byte in a token", token);
+    if (exact && float_type &&
+        (token.find("inf") != std::string::npos || token.find("nan") != std::string::npos)) {
+      fail("a non-finite number passed the exact check", token);
+    }
   }
   return 0;
 }
