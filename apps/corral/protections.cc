@@ -117,6 +117,58 @@ std::vector<std::string> describe_status(const json::object& status) {
   }
   lines.push_back("  containment  " + (units.empty() ? std::string("none") : units) +
                   " (for bound commands)");
+
+  auto text = [](const json::object& o, const char* key) {
+    const json::value* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  auto ago = [](const json::object& o) {
+    const json::value* v = o.if_contains("since_seconds");
+    return v && v->is_number() ? uptime(v->to_number<double>()) + " ago" : std::string("?");
+  };
+  // Bound commands (`--mcp-manifest`): one line per binding, one per slot
+  // that is not idle.
+  if (const json::value* c = status.if_contains("commands"); c && c->is_array()) {
+    for (const json::value& entry : c->get_array()) {
+      const json::object* b = entry.if_object();
+      if (!b) continue;
+      std::string l = "  command      " + text(*b, "name") + ": " +
+                      std::to_string(count(b->at("running"))) + " of " +
+                      std::to_string(count(b->at("slots"))) + " slots taken, " +
+                      std::to_string(count(b->at("cleanup_failed"))) + " cleanup_failed; " +
+                      std::to_string(count(b->at("runs_started"))) + " runs";
+      if (const json::value* f = b->if_contains("failures"); f && f->is_object())
+        if (const std::string failed = nonzero_counts(f->get_object()); !failed.empty())
+          l += ", failed: " + failed;
+      lines.push_back(std::move(l));
+      if (const json::value* slots = b->if_contains("slot_status"); slots && slots->is_array()) {
+        for (const json::value& sv : slots->get_array()) {
+          const json::object* slot = sv.if_object();
+          if (!slot || text(*slot, "state") == "idle") continue;
+          lines.push_back("               slot " + std::to_string(count(slot->at("slot"))) + " " +
+                          text(*slot, "state") + " pid " + std::to_string(count(slot->at("pid"))) +
+                          " " + text(*slot, "program") + " since " + text(*slot, "since") + " (" +
+                          ago(*slot) + ")");
+        }
+      }
+    }
+  }
+  if (const json::value* u = status.if_contains("upstreams"); u && u->is_array()) {
+    for (const json::value& entry : u->get_array()) {
+      const json::object* up = entry.if_object();
+      if (!up) continue;
+      std::string l = "  upstream     " + text(*up, "name") + " (" + text(*up, "transport") +
+                      "): " + text(*up, "state");
+      if (count(up->at("pid")) > 0) l += ", pid " + std::to_string(count(up->at("pid")));
+      if (up->contains("since")) l += ", since " + text(*up, "since") + " (" + ago(*up) + ")";
+      l += ", " + std::to_string(count(up->at("restarts"))) + " restarts";
+      if (const std::string exit = text(*up, "last_exit"); !exit.empty())
+        l += ", last exit: " + exit;
+      if (const std::string next = text(*up, "next_attempt"); !next.empty())
+        l += ", next attempt " + next;
+      lines.push_back(std::move(l));
+    }
+  }
   return lines;
 }
 

@@ -56,10 +56,17 @@ struct Upstream {
   std::vector<std::string> command;
   std::string url;
   std::map<std::string, std::string> headers;  // sent with every HTTP request
+  // A stdio server's environment, deny by default: exactly the variables of
+  // this process named in `env_allow` (absent ones skipped) plus `env_set`,
+  // with PATH defaulting to /usr/local/bin:/usr/bin:/bin when neither names
+  // it. Never any CORRAL_* variable (parse_upstreams refuses one).
+  std::vector<std::string> env_allow;
+  std::map<std::string, std::string> env_set;
 };
 
 // Parses the upstream setting: a JSON object
-// {"NAME": {"command": ["argv", ...]} | {"url": "http://..", "headers": {..}}}
+// {"NAME": {"command": ["argv", ...], "env": {"allow": [..], "set": {..}}}
+//        | {"url": "http://..", "headers": {..}}}
 // (or the path of a file holding one). Throws std::invalid_argument naming
 // the bad entry.
 std::vector<Upstream> parse_upstreams(const std::string& text);
@@ -95,6 +102,11 @@ struct Options {
   // may take.
   std::chrono::milliseconds upstream_timeout{30'000};
   Logger logger;  // unset: warnings and errors go to stderr
+  // A stdio upstream that exits is restarted after a delay that starts at
+  // restart_backoff_min and doubles per failed attempt up to
+  // restart_backoff_max (reset once a restart initializes and lists tools).
+  std::chrono::milliseconds restart_backoff_min{500};
+  std::chrono::milliseconds restart_backoff_max{30'000};
 };
 
 // Throws std::invalid_argument naming the first bad option.
@@ -117,6 +129,18 @@ class Service {
   std::vector<std::string> tool_names() const;
   // The TypeScript declarations included in execute's description.
   std::string declarations() const;
+
+  // For operators (the daemon's /__status__, `corral status`): a JSON object
+  // {"commands": [per binding: name, unit, slots, running, cleanup_failed,
+  //   runs_started, runs_failed, failures {code: n}, slot_status [{slot,
+  //   state, pid, program, unit, since (RFC 3339), since_seconds}]],
+  //  "upstreams": [{name, transport, state up|restarting|failed, pid,
+  //   restarts, last_exit, since, since_seconds, next_attempt?, tools}]}.
+  // Cheap: no syscalls beyond the clock. docs/operations.md.
+  std::string status_json() const;
+  // The same in Prometheus text format (corral_command_* and
+  // corral_upstream_* families; labels: binding, code, state, upstream).
+  std::string metrics() const;
 
   class Impl;
   Impl& impl() noexcept { return *impl_; }

@@ -46,6 +46,15 @@ json::object stats_to_object(const pool::Stats& stats) {
 struct Daemon::McpMount {
   std::mutex mutex;
   std::shared_ptr<mcp::HttpEndpoint> endpoint;
+  std::shared_ptr<mcp::Service> service;  // for /metrics (bound commands, upstreams)
+  std::string metrics() {
+    std::shared_ptr<mcp::Service> s;
+    {
+      std::lock_guard lock(mutex);
+      s = service;
+    }
+    return s ? s->metrics() : std::string();
+  }
   std::shared_ptr<mcp::HttpEndpoint> get() {
     std::lock_guard lock(mutex);
     return endpoint;
@@ -88,6 +97,12 @@ void Daemon::start() {
     };
     options.routes.push_back(mcp::HttpEndpoint::route([mount = mcp_mount_] { return mount->get(); },
                                                       mcp_http.body_limit));
+    if (options.metrics) {  // the server's own instruments, then the service's
+      options.metrics->render = [render = options.metrics->render,
+                                 mount = mcp_mount_](const std::string& own) {
+        return render(own) + mount->metrics();
+      };
+    }
   }
   server_ = std::make_unique<server::Server>(std::move(options));
   if (settings_.mcp) {  // before listen: a bad manifest or upstream leaves nothing listening
@@ -101,6 +116,7 @@ void Daemon::start() {
     }
     std::lock_guard lock(mcp_mount_->mutex);
     mcp_mount_->endpoint = std::make_shared<mcp::HttpEndpoint>(mcp_service_, std::move(mcp_http));
+    mcp_mount_->service = mcp_service_;
   }
   server_->listen();  // a taken port throws here, nothing else is held yet
   try {
@@ -261,6 +277,10 @@ std::string Daemon::status_json() const {
   for (process::UnitKind unit : process::available_units())
     units.emplace_back(std::string(process::to_string(unit)));
   status["containment"] = std::move(units);
+  if (mcp_service_) {  // bound commands' slots and upstream servers
+    json::value mcp = json::parse(mcp_service_->status_json());
+    for (auto& [key, value] : mcp.as_object()) status[key] = value;
+  }
   return json::serialize(status);
 }
 

@@ -1,6 +1,7 @@
 // The tool catalogue and how each kind of tool call runs.
 #include "mcp/service.hpp"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,6 +80,36 @@ json::object failure_json(const Failure& failure) {
                  {"message", failure.message},
                  {"retryable", failure.retryable()}};
   return o;
+}
+
+double seconds_since(process::Clock::time_point at) {
+  return std::chrono::duration<double>(process::Clock::now() - at).count();
+}
+
+// An RFC 3339 UTC time (whole seconds) for a steady-clock instant.
+std::string rfc3339(process::Clock::time_point at) {
+  const auto system =
+      std::chrono::system_clock::now() -
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(process::Clock::now() - at);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::seconds>(system));
+}
+
+// What a busy call's answer adds: who holds the slots.
+std::string held_slots(const bind::Binding& binding) {
+  const process::Status status = binding.status();
+  std::string out;
+  for (std::size_t i = 0; i < status.slot_status.size(); ++i) {
+    const process::SlotStatus& slot = status.slot_status[i];
+    if (slot.state == process::SlotState::idle) continue;
+    out += fmt::format("{} slot {} is held: {}", out.empty() ? "" : ";", i,
+                       process::to_string(slot.state));
+    if (slot.pid > 0) out += fmt::format(", pid {}", slot.pid);
+    if (!slot.program.empty()) out += ", " + slot.program;
+    out += fmt::format(", since {} ({:.1f} s ago)", rfc3339(slot.since), seconds_since(slot.since));
+    if (slot.state == process::SlotState::cleanup_failed)
+      out += " (a unit not yet seen empty; corral re-checks it and frees the slot when it is)";
+  }
+  return out.empty() ? out : " The" + out + ".";
 }
 
 std::string lower(std::string_view text) {
@@ -287,8 +318,11 @@ void Service::Impl::bind_manifests() {
     sources.emplace_back("command tree " + tree.root.name, [&tree] { return std::move(tree); });
   for (auto& [path, load] : sources) {
     std::unique_ptr<bind::Binding> binding;
+    std::string name;
     try {
-      binding = bind::Binding::bind(load());
+      bind::CommandTree tree = load();
+      name = tree.root.name.empty() ? path : tree.root.name;
+      binding = bind::Binding::bind(std::move(tree));
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("{}: {}", path, e.what()));
     }
@@ -299,15 +333,18 @@ void Service::Impl::bind_manifests() {
                         "manifest or tree",
                         path, op.name));
     }
+    outcomes_.emplace(binding.get(), std::make_unique<Outcomes>());
     bindings_.push_back(std::move(binding));
+    binding_names_.push_back(std::move(name));
   }
 }
 
 void Service::Impl::connect_upstreams() {
   for (const Upstream& upstream : options_.upstreams) {
-    upstreams_.push_back(
-        UpstreamClient::connect(upstream, options_.upstream_timeout,
-                                [this](LogLevel l, const std::string& m) { log(l, m); }));
+    upstreams_.push_back(UpstreamClient::connect(
+        upstream, options_.upstream_timeout,
+        [this](LogLevel l, const std::string& m) { log(l, m); }, options_.restart_backoff_min,
+        options_.restart_backoff_max));
     log(LogLevel::info,
         fmt::format("upstream {}: {} tools", upstream.name, upstreams_.back()->tools().size()));
   }
@@ -698,21 +735,32 @@ void Service::Impl::dispatch(const std::string& path, std::string args_json,
 void Service::Impl::spawn_command(bind::Binding* binding, const std::string& operation,
                                   std::string args_json, pool::ToolAnswer answer,
                                   process::CancelSource cancel) {
-  tasks_.spawn([binding, op = operation, args = std::move(args_json), answer, cancel] {
+  tasks_.spawn([this, binding, op = operation, args = std::move(args_json), answer, cancel] {
     process::RunOptions run;
     run.cancel = cancel;
     try {
       Execution e = binding->call(op, args, run);
+      count(binding, std::nullopt);
       answer.resolve(bind::output_view(e));
     } catch (const Error& e) {
+      count(binding, e.code());
       std::string message = fmt::format("{}: {}", to_string(e.code()), e.what());
+      if (e.code() == FailureCode::busy) message += held_slots(*binding);
       if (e.retryable()) message += " (retryable)";
       if (e.execution()) message += "\n" + bind::output_view(*e.execution());
       answer.reject(std::move(message));
     } catch (const std::exception& e) {
+      count(binding, FailureCode::internal);
       answer.reject(std::string("internal: ") + e.what());
     }
   });
+}
+
+void Service::Impl::count(const bind::Binding* binding,
+                          std::optional<FailureCode> outcome) noexcept {
+  const auto it = outcomes_.find(binding);
+  if (it == outcomes_.end()) return;
+  it->second->counts[outcome ? 1 + static_cast<int>(*outcome) : 0].fetch_add(1);
 }
 
 void Service::Impl::dispatch_upstream(const Callable& target, std::string args_json,
@@ -773,9 +821,11 @@ void Service::Impl::run_command(const std::string& name, const json::object& inp
       execution = binding->call(name, input, run);
     } catch (const Error& e) {
       failure = e.to_failure();
+      if (failure->code == FailureCode::busy) failure->message += held_slots(*binding);
     } catch (const std::exception& e) {
       failure = Failure{FailureCode::internal, e.what(), nullptr};
     }
+    count(binding, failure ? std::optional<FailureCode>(failure->code) : std::nullopt);
     deliver(
         done,
         [&] {
@@ -994,6 +1044,156 @@ std::vector<std::string> Service::tool_names() const {
 }
 
 std::string Service::declarations() const { return impl_->declarations(); }
+
+std::string Service::status_json() const { return json::serialize(impl_->status()); }
+
+json::object Service::Impl::status() const {
+  json::array commands;
+  for (std::size_t b = 0; b < bindings_.size(); ++b) {
+    const process::Status st = bindings_[b]->status();
+    json::object failures;
+    for (const auto& [code, n] : st.failures) failures[to_string(code)] = n;
+    json::array slots;
+    for (std::size_t i = 0; i < st.slot_status.size(); ++i) {
+      const process::SlotStatus& slot = st.slot_status[i];
+      json::object o{{"slot", i}, {"state", process::to_string(slot.state)}};
+      if (slot.state != process::SlotState::idle) {
+        o["pid"] = slot.pid;
+        o["program"] = slot.program;
+        o["unit"] = slot.unit;
+      }
+      if (slot.since != process::Clock::time_point{}) {
+        o["since"] = rfc3339(slot.since);
+        o["since_seconds"] = seconds_since(slot.since);
+      }
+      slots.push_back(std::move(o));
+    }
+    json::object calls;
+    if (const auto it = outcomes_.find(bindings_[b].get()); it != outcomes_.end()) {
+      calls["ok"] = it->second->counts[0].load();
+      for (int c = 0; c < kFailureCodeCount; ++c)
+        calls[to_string(static_cast<FailureCode>(c))] = it->second->counts[1 + c].load();
+    }
+    json::array operations;
+    for (const bind::Operation& op : bindings_[b]->operations())
+      operations.push_back(json::value(op.name));
+    commands.push_back(json::object{{"name", binding_names_[b]},
+                                    {"operations", std::move(operations)},
+                                    {"unit", process::to_string(st.unit)},
+                                    {"slots", st.slots},
+                                    {"running", st.running},
+                                    {"cleanup_failed", st.cleanup_failed},
+                                    {"accepting", st.accepting},
+                                    {"runs_started", st.runs_started},
+                                    {"runs_failed", st.runs_failed},
+                                    {"failures", std::move(failures)},
+                                    {"calls", std::move(calls)},
+                                    {"slot_status", std::move(slots)}});
+  }
+  json::array upstreams;
+  for (const auto& upstream : upstreams_) {
+    const UpstreamStatus u = upstream->status();
+    json::object o{{"name", u.name},  {"transport", u.transport}, {"state", u.state},
+                   {"pid", u.pid},    {"restarts", u.restarts},   {"last_exit", u.last_exit},
+                   {"tools", u.tools}};
+    if (u.transport == "stdio") {
+      o["since"] = rfc3339(u.since);
+      o["since_seconds"] = seconds_since(u.since);
+    }
+    if (u.next_attempt) o["next_attempt"] = rfc3339(*u.next_attempt);
+    upstreams.push_back(std::move(o));
+  }
+  return json::object{{"commands", std::move(commands)}, {"upstreams", std::move(upstreams)}};
+}
+
+namespace {
+
+// A Prometheus label value: backslash, quote and newline escaped.
+std::string label(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Service::metrics() const { return impl_->metrics(); }
+
+std::string Service::Impl::metrics() const {
+  std::string out;
+  auto family = [&out](std::string_view name, std::string_view type, std::string_view help) {
+    fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  std::vector<process::Status> statuses;
+  for (const auto& binding : bindings_) statuses.push_back(binding->status());
+  // Bounded cardinality: one series per binding and failure code (every code
+  // always present, so rates work from the first scrape), one per binding
+  // and slot state; never per call.
+  family("corral_command_runs_total", "counter",
+         "Bound-command runs started (busy refusals included), per binding.");
+  for (std::size_t b = 0; b < statuses.size(); ++b)
+    fmt::format_to(std::back_inserter(out), "corral_command_runs_total{{binding=\"{}\"}} {}\n",
+                   label(binding_names_[b]), statuses[b].runs_started);
+  family("corral_command_failures_total", "counter",
+         "Bound-command calls that did not succeed, per binding and failure code.");
+  for (std::size_t b = 0; b < statuses.size(); ++b) {
+    for (int c = 0; c < kFailureCodeCount; ++c) {
+      const auto code = static_cast<FailureCode>(c);
+      const auto it = statuses[b].failures.find(code);
+      fmt::format_to(std::back_inserter(out),
+                     "corral_command_failures_total{{binding=\"{}\",code=\"{}\"}} {}\n",
+                     label(binding_names_[b]), to_string(code),
+                     it == statuses[b].failures.end() ? 0 : it->second);
+    }
+  }
+  family("corral_command_calls_total", "counter",
+         "Calls of bound commands (MCP tools and code mode) answered, per binding and outcome "
+         "(ok or the failure code).");
+  for (std::size_t b = 0; b < statuses.size(); ++b) {
+    const auto it = outcomes_.find(bindings_[b].get());
+    if (it == outcomes_.end()) continue;
+    const std::string name = label(binding_names_[b]);
+    fmt::format_to(std::back_inserter(out),
+                   "corral_command_calls_total{{binding=\"{}\",outcome=\"ok\"}} {}\n", name,
+                   it->second->counts[0].load());
+    for (int c = 0; c < kFailureCodeCount; ++c)
+      fmt::format_to(std::back_inserter(out),
+                     "corral_command_calls_total{{binding=\"{}\",outcome=\"{}\"}} {}\n", name,
+                     to_string(static_cast<FailureCode>(c)), it->second->counts[1 + c].load());
+  }
+  family("corral_command_slots", "gauge",
+         "Execution slots of each binding, by state (idle, running, cleaning_up, "
+         "cleanup_failed).");
+  for (std::size_t b = 0; b < statuses.size(); ++b) {
+    std::map<std::string_view, int> by_state{
+        {"idle", 0}, {"running", 0}, {"cleaning_up", 0}, {"cleanup_failed", 0}};
+    for (const auto& slot : statuses[b].slot_status) ++by_state[process::to_string(slot.state)];
+    for (const auto& [state, n] : by_state)
+      fmt::format_to(std::back_inserter(out),
+                     "corral_command_slots{{binding=\"{}\",state=\"{}\"}} {}\n",
+                     label(binding_names_[b]), state, n);
+  }
+  family("corral_upstream_up", "gauge", "1 while the upstream MCP server is up, else 0.");
+  std::vector<UpstreamStatus> ups;
+  for (const auto& upstream : upstreams_) ups.push_back(upstream->status());
+  for (const auto& u : ups)
+    fmt::format_to(std::back_inserter(out), "corral_upstream_up{{upstream=\"{}\"}} {}\n",
+                   label(u.name), u.state == "up" ? 1 : 0);
+  family("corral_upstream_restarts_total", "counter",
+         "Restart attempts of an upstream MCP server (failed ones included).");
+  for (const auto& u : ups)
+    fmt::format_to(std::back_inserter(out),
+                   "corral_upstream_restarts_total{{upstream=\"{}\"}} {}\n", label(u.name),
+                   u.restarts);
+  return out;
+}
 
 void validate(const Options& options) {
   if (options.result_budget < 256)

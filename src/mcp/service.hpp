@@ -4,6 +4,7 @@
 // turns JSON-RPC messages into calls of `Service::Impl`.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -109,6 +110,8 @@ class Service::Impl {
   const std::string& declarations() const noexcept { return declarations_; }
   const Options& options() const noexcept { return options_; }
   void log(LogLevel level, const std::string& message) const;
+  json::object status() const;  // Service::status_json
+  std::string metrics() const;  // Service::metrics
 
   // Runs tool `name` (which find_tool() knows) with `arguments`; `done` gets
   // the CallToolResult exactly once, on some thread (an `internal` failure if
@@ -152,6 +155,14 @@ class Service::Impl {
   Options options_;
   pool::WorkerPool& pool_;
   std::vector<std::unique_ptr<bind::Binding>> bindings_;
+  std::vector<std::string> binding_names_;  // the tree's root name, per binding
+  // Calls of each binding's commands (MCP tools and code mode) by outcome:
+  // [0] ok, [1 + code] each failure code.
+  struct Outcomes {
+    std::array<std::atomic<std::uint64_t>, kFailureCodeCount + 1> counts{};
+  };
+  std::map<const bind::Binding*, std::unique_ptr<Outcomes>> outcomes_;
+  void count(const bind::Binding* binding, std::optional<FailureCode> outcome) noexcept;
   std::map<std::string, std::pair<bind::Binding*, const bind::Operation*>> commands_;
   std::vector<std::unique_ptr<UpstreamClient>> upstreams_;
   std::vector<Callable> callables_;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -24,10 +25,11 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
 #include "core/utf8.hpp"
 #include "mcp/service.hpp"
-
-extern char** environ;
 
 namespace corral::mcp {
 
@@ -60,13 +62,37 @@ std::string error_text(const json::object& message) {
   return text && text->is_string() ? std::string(text->get_string()) : "error";
 }
 
+bool corral_name(std::string_view name) { return name.starts_with("CORRAL_"); }
+
+// A stdio server's environment (deny by default, mcp.hpp Upstream): the
+// allowed variables of this process, the set ones, PATH by default; never
+// CORRAL_*.
+std::vector<std::string> upstream_environment(const Upstream& upstream) {
+  std::map<std::string, std::string> env;
+  for (const std::string& name : upstream.env_allow) {
+    if (corral_name(name)) continue;
+    if (const char* value = ::getenv(name.c_str())) env[name] = value;
+  }
+  for (const auto& [name, value] : upstream.env_set)
+    if (!corral_name(name)) env[name] = value;
+  env.emplace("PATH", "/usr/local/bin:/usr/bin:/bin");
+  std::vector<std::string> out;
+  for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+  return out;
+}
+
 // StdioUpstream: a child process speaking MCP on its stdin and stdout.
 class StdioUpstream : public UpstreamClient {
  public:
   using Reply = std::function<void(std::optional<json::object> message, std::string error)>;
 
-  StdioUpstream(const Upstream& upstream, Logger logger) : logger_(std::move(logger)) {
+  StdioUpstream(const Upstream& upstream, Logger logger, std::function<void()> on_end = {})
+      : logger_(std::move(logger)), on_end_(std::move(on_end)) {
     name_ = upstream.name;
+    const std::vector<std::string> env = upstream_environment(upstream);
+    std::vector<char*> envp;
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0)
       throw std::runtime_error("pipe: " + std::string(strerror(errno)));
@@ -95,7 +121,7 @@ class StdioUpstream : public UpstreamClient {
     std::vector<char*> argv;
     for (const auto& a : upstream.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    const int rc = posix_spawnp(&pid_, argv[0], &actions, &attr, argv.data(), environ);
+    const int rc = posix_spawnp(&pid_, argv[0], &actions, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(in[0]);
@@ -197,7 +223,14 @@ class StdioUpstream : public UpstreamClient {
         ::kill(pid_, SIGKILL);
       }
       int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      pid_t reaped;
+      while ((reaped = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+      }
+      if (reaped == pid_) {
+        std::lock_guard lock(mutex_);
+        exit_ = WIFEXITED(status)     ? "exit " + std::to_string(WEXITSTATUS(status))
+                : WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                      : "status " + std::to_string(status);
       }
       if (pidfd_ >= 0) ::close(pidfd_);
       pidfd_ = -1;
@@ -215,17 +248,45 @@ class StdioUpstream : public UpstreamClient {
     fail_pending("the upstream server " + name_ + " was closed");
   }
 
+  int pid() const noexcept { return pid_; }
+  bool ended() {
+    std::lock_guard lock(mutex_);
+    return ended_;
+  }
+  // How the process ended, once close() reaped it ("exit 0", "signal 15").
+  std::string exit_text() {
+    std::lock_guard lock(mutex_);
+    return exit_;
+  }
+
  private:
   void write(const json::object& message) {
     std::string line = json::serialize(message) + "\n";
     std::lock_guard lock(write_mutex_);
+    // A server that exited (one that dies at start, say) makes the write
+    // EPIPE; its SIGPIPE must not end this process, whatever the embedder's
+    // disposition: blocked here, and a SIGPIPE this write raised consumed.
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    sigpending(&pending);
+    const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    bool broke = false;
     std::size_t at = 0;
     while (to_child_ >= 0 && at < line.size()) {
       const ssize_t n = ::write(to_child_, line.data() + at, line.size() - at);
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EPIPE) broke = true;
       if (n <= 0) break;
       at += static_cast<std::size_t>(n);
     }
+    if (broke && !was_pending) {
+      const timespec zero{};
+      while (::sigtimedwait(&pipe_only, nullptr, &zero) < 0 && errno == EINTR) {
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
 
   // The reader's thread: nothing may leave it (a throw would be
@@ -242,6 +303,11 @@ class StdioUpstream : public UpstreamClient {
       fail_pending("the upstream server " + name_ + " has exited");
     } catch (...) {
       log_quietly("upstream " + name_ + ": failing the calls still waiting threw");
+    }
+    try {
+      if (on_end_) on_end_();
+    } catch (...) {
+      log_quietly("upstream " + name_ + ": its end could not be reported");
     }
   }
 
@@ -329,6 +395,8 @@ class StdioUpstream : public UpstreamClient {
   }
 
   Logger logger_;
+  std::function<void()> on_end_;
+  std::string exit_;
   pid_t pid_ = 0;
   int pidfd_ = -1;
   int to_child_ = -1;
@@ -342,6 +410,249 @@ class StdioUpstream : public UpstreamClient {
   bool ended_ = false;
   std::int64_t next_id_ = 0;
   std::map<std::int64_t, Reply> pending_;
+};
+
+// Initializes a started stdio server and lists its tools, by `deadline`.
+std::vector<UpstreamTool> initialize_stdio(StdioUpstream& client,
+                                           std::chrono::steady_clock::time_point deadline) {
+  client.request_sync("initialize", initialize_params(), deadline);
+  client.notify("notifications/initialized");
+  std::string cursor;
+  std::vector<UpstreamTool> tools;
+  do {
+    json::object params;
+    if (!cursor.empty()) params["cursor"] = cursor;
+    cursor = read_tools_page(client.request_sync("tools/list", std::move(params), deadline), tools);
+  } while (!cursor.empty());
+  return tools;
+}
+
+std::string rfc3339(std::chrono::steady_clock::time_point at) {
+  const auto system = std::chrono::system_clock::now() +
+                      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                          at - std::chrono::steady_clock::now());
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::seconds>(system));
+}
+
+// RestartingUpstream: a stdio server kept running. When it exits it is
+// reaped and started again after a backoff (min, doubling per failed attempt,
+// capped at max); each start initializes and re-lists the tools. The
+// catalogue keeps the tools listed at the first start (a restart that lists
+// others is logged). One monitor thread per upstream, asleep between events.
+class RestartingUpstream : public UpstreamClient {
+ public:
+  RestartingUpstream(Upstream upstream, std::chrono::milliseconds timeout, Logger logger,
+                     std::chrono::milliseconds backoff_min, std::chrono::milliseconds backoff_max)
+      : upstream_(std::move(upstream)),
+        timeout_(timeout),
+        logger_(std::move(logger)),
+        backoff_min_(backoff_min),
+        backoff_max_(backoff_max) {
+    name_ = upstream_.name;
+    std::uint64_t generation = 0;
+    auto client = start_one(generation);  // throws: the service does not start
+    tools_ = client->tools();
+    {
+      std::lock_guard lock(mutex_);
+      adopt(std::move(client), generation);
+    }
+    monitor_ = std::thread([this] { monitor(); });
+  }
+  ~RestartingUpstream() override { close(); }
+
+  std::function<void()> call_tool(const std::string& tool, json::value arguments,
+                                  std::chrono::milliseconds timeout, Done done) override {
+    std::shared_ptr<StdioUpstream> client;
+    std::string down;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) {
+        down = "unavailable: the upstream server " + name_ + " was closed";
+      } else if (!current_ || state_ != "up") {
+        down = "unavailable: the upstream server " + name_ + " is restarting";
+        if (!last_exit_.empty()) down += " (it ended: " + last_exit_ + ")";
+        if (next_attempt_)
+          down += fmt::format("; the next attempt is in {:.1f} s, at {}; retry then",
+                              std::max(0.0, std::chrono::duration<double>(
+                                                *next_attempt_ - std::chrono::steady_clock::now())
+                                                .count()),
+                              rfc3339(*next_attempt_));
+        else
+          down += "; an attempt is under way, retry in a moment";
+      } else {
+        client = current_;
+      }
+    }
+    if (!client) {
+      done(std::nullopt, down);
+      return [] {};
+    }
+    auto stop = client->call_tool(tool, std::move(arguments), timeout, std::move(done));
+    return [client, stop] { stop(); };
+  }
+
+  UpstreamStatus status() const override {
+    std::lock_guard lock(mutex_);
+    UpstreamStatus s;
+    s.name = name_;
+    s.transport = "stdio";
+    s.state = state_;
+    s.pid = state_ == "up" ? pid_ : 0;
+    s.restarts = restarts_;
+    s.last_exit = last_exit_;
+    s.since = since_;
+    s.next_attempt = next_attempt_;
+    s.tools = tools_.size();
+    return s;
+  }
+
+  void close() override {
+    std::shared_ptr<StdioUpstream> client;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_ && !monitor_.joinable() && !current_) return;
+      stopping_ = true;
+      wake_.notify_all();
+    }
+    if (monitor_.joinable() && monitor_.get_id() != std::this_thread::get_id()) monitor_.join();
+    {
+      std::lock_guard lock(mutex_);
+      client = std::move(current_);
+    }
+    if (client) client->close();
+  }
+
+ private:
+  // Starts and initializes one server; its end (for `generation`) wakes the
+  // monitor. Throws what failed.
+  std::shared_ptr<StdioUpstream> start_one(std::uint64_t& generation) {
+    {
+      std::lock_guard lock(mutex_);
+      generation = ++generation_;
+    }
+    const std::uint64_t g = generation;
+    auto client = std::make_shared<StdioUpstream>(upstream_, logger_, [this, g] {
+      std::lock_guard lock(mutex_);
+      if (g == live_) {
+        dead_ = true;
+        wake_.notify_all();
+      }
+    });
+    try {
+      client->set_tools(initialize_stdio(*client, std::chrono::steady_clock::now() + timeout_));
+    } catch (...) {
+      const std::string exit = (client->close(), client->exit_text());
+      std::lock_guard lock(mutex_);
+      if (!exit.empty()) last_exit_ = exit;
+      throw;
+    }
+    return client;
+  }
+
+  // Under mutex_: `client` is the live server.
+  void adopt(std::shared_ptr<StdioUpstream> client, std::uint64_t generation) {
+    pid_ = client->pid();
+    live_ = generation;
+    dead_ = client->ended();  // it may have ended before `live_` named it
+    current_ = std::move(client);
+    state_ = "up";
+    since_ = std::chrono::steady_clock::now();
+    next_attempt_.reset();
+    if (dead_) wake_.notify_all();
+  }
+
+  void log(LogLevel level, const std::string& message) noexcept {
+    try {
+      if (logger_) logger_(level, message);
+    } catch (...) {
+    }
+  }
+
+  void monitor() noexcept {
+    int failures = 0;  // attempts in a row that did not come up
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      wake_.wait(lock, [this] { return stopping_ || dead_; });
+      if (stopping_) break;
+      // The server ended: reap it (close() also stops one that only closed
+      // its stdout), then try again after the backoff.
+      std::shared_ptr<StdioUpstream> old = std::move(current_);
+      dead_ = false;
+      live_ = 0;
+      lock.unlock();
+      if (old) old->close();
+      const std::string exit = old ? old->exit_text() : std::string();
+      old.reset();
+      lock.lock();
+      if (!exit.empty()) last_exit_ = exit;
+      while (!stopping_) {
+        auto delay = backoff_min_ * (1LL << std::min(failures, 20));
+        if (delay > backoff_max_) delay = backoff_max_;
+        state_ = failures >= 5 ? "failed" : "restarting";
+        since_ = std::chrono::steady_clock::now();
+        next_attempt_ = since_ + delay;
+        log(LogLevel::warn,
+            fmt::format("upstream {} ended ({}); restarting in {} ms", name_,
+                        last_exit_.empty() ? "no status" : last_exit_, delay.count()));
+        if (wake_.wait_until(lock, *next_attempt_, [this] { return stopping_; })) break;
+        next_attempt_.reset();
+        ++restarts_;
+        lock.unlock();
+        std::shared_ptr<StdioUpstream> client;
+        std::uint64_t generation = 0;
+        std::string error;
+        try {
+          client = start_one(generation);
+        } catch (const std::exception& e) {
+          error = e.what();
+        } catch (...) {
+          error = "not a std::exception";
+        }
+        lock.lock();
+        if (!client) {
+          ++failures;
+          log(LogLevel::warn, "upstream " + name_ + ": the restart failed: " + error);
+          continue;
+        }
+        if (stopping_) {
+          lock.unlock();
+          client->close();
+          lock.lock();
+          break;
+        }
+        failures = 0;
+        std::vector<std::string> before, after;
+        for (const auto& t : tools_) before.push_back(t.name);
+        for (const auto& t : client->tools()) after.push_back(t.name);
+        if (before != after)
+          log(LogLevel::warn, "upstream " + name_ +
+                                  " lists other tools after its restart; the catalogue keeps "
+                                  "the first list until corral restarts");
+        log(LogLevel::info, fmt::format("upstream {} restarted (pid {})", name_, client->pid()));
+        adopt(std::move(client), generation);
+        break;
+      }
+    }
+  }
+
+  Upstream upstream_;
+  std::chrono::milliseconds timeout_;
+  Logger logger_;
+  std::chrono::milliseconds backoff_min_, backoff_max_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::shared_ptr<StdioUpstream> current_;
+  std::uint64_t generation_ = 0;
+  std::uint64_t live_ = 0;
+  bool dead_ = false;
+  bool stopping_ = false;
+  std::string state_ = "up";
+  int pid_ = 0;
+  std::uint64_t restarts_ = 0;
+  std::string last_exit_;
+  std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> next_attempt_;
+  std::thread monitor_;
 };
 
 // HttpUpstream: a Streamable HTTP endpoint; one connection per message.
@@ -537,6 +848,14 @@ class HttpUpstream : public UpstreamClient {
 
 }  // namespace
 
+UpstreamStatus UpstreamClient::status() const {
+  UpstreamStatus s;
+  s.name = name_;
+  s.transport = "http";
+  s.tools = tools_.size();
+  return s;
+}
+
 std::string read_tools_page(const json::object& result, std::vector<UpstreamTool>& out) {
   if (const json::value* tools = result.if_contains("tools"); tools && tools->is_array()) {
     for (const auto& t : tools->get_array()) {
@@ -558,7 +877,9 @@ std::string read_tools_page(const json::object& result, std::vector<UpstreamTool
 
 std::unique_ptr<UpstreamClient> UpstreamClient::connect(const Upstream& upstream,
                                                         std::chrono::milliseconds timeout,
-                                                        const Logger& logger) {
+                                                        const Logger& logger,
+                                                        std::chrono::milliseconds backoff_min,
+                                                        std::chrono::milliseconds backoff_max) {
   const std::string what = "upstream MCP server " + upstream.name;
   try {
     if (!upstream.url.empty()) {
@@ -567,19 +888,8 @@ std::unique_ptr<UpstreamClient> UpstreamClient::connect(const Upstream& upstream
       client->list_tools(timeout);
       return client;
     }
-    auto client = std::make_unique<StdioUpstream>(upstream, logger);
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    client->request_sync("initialize", initialize_params(), deadline);
-    client->notify("notifications/initialized");
-    std::string cursor;
-    std::vector<UpstreamTool> tools;
-    do {
-      json::object params;
-      if (!cursor.empty()) params["cursor"] = cursor;
-      cursor =
-          read_tools_page(client->request_sync("tools/list", std::move(params), deadline), tools);
-    } while (!cursor.empty());
-    client->set_tools(std::move(tools));
+    auto client =
+        std::make_unique<RestartingUpstream>(upstream, timeout, logger, backoff_min, backoff_max);
     return client;
   } catch (const std::exception& e) {
     throw std::runtime_error(what + ": " + e.what());
@@ -623,6 +933,37 @@ std::vector<Upstream> parse_upstreams(const std::string& setting) {
           throw std::invalid_argument(where + ": command must be a list of strings");
         }
         if (u.command.empty()) throw std::invalid_argument(where + ": command is empty");
+      } else if (key == "env") {
+        const json::object* env = value.if_object();
+        if (!env)
+          throw std::invalid_argument(where + ": env must be {\"allow\": [..], \"set\": {..}}");
+        for (const auto& [k, v] : *env) {
+          if (k == "allow" && v.is_array()) {
+            for (const auto& a : v.get_array()) {
+              if (!a.is_string() || a.get_string().empty())
+                throw std::invalid_argument(where + ": env.allow must list variable names");
+              u.env_allow.emplace_back(a.get_string());
+            }
+          } else if (k == "set" && v.is_object()) {
+            for (const auto& [n, x] : v.get_object()) {
+              if (!x.is_string() || n.empty())
+                throw std::invalid_argument(where + ": env.set values are strings");
+              u.env_set[std::string(n)] = std::string(x.get_string());
+            }
+          } else {
+            throw std::invalid_argument(
+                where + ": env takes \"allow\" (a list) and \"set\" (an object), not \"" +
+                std::string(k) + "\"");
+          }
+        }
+        for (const std::string& n : u.env_allow)
+          if (corral_name(n))
+            throw std::invalid_argument(where + ": env.allow names " + n +
+                                        "; no CORRAL_* variable reaches an upstream");
+        for (const auto& [n, x] : u.env_set)
+          if (corral_name(n))
+            throw std::invalid_argument(where + ": env.set names " + n +
+                                        "; no CORRAL_* variable reaches an upstream");
       } else if (key == "url") {
         if (!value.is_string()) throw std::invalid_argument(where + ": url must be a string");
         u.url = std::string(value.get_string());

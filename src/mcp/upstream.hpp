@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,6 +26,21 @@ struct UpstreamTool {
   json::value output_schema;  // null when absent
 };
 
+// UpstreamStatus: what an operator sees of one upstream.
+struct UpstreamStatus {
+  std::string name;
+  std::string transport;                          // "stdio" or "http"
+  std::string state = "up";                       // up, restarting (exited; the next attempt is
+                                                  // scheduled) or failed (5 attempts in a row
+                                                  // failed; still retried every backoff cap)
+  int pid = 0;                                    // the server process while up (stdio)
+  std::uint64_t restarts = 0;                     // restart attempts, failed ones included
+  std::string last_exit;                          // "exit 3", "signal 9", "" when none yet
+  std::chrono::steady_clock::time_point since{};  // since when in this state
+  std::optional<std::chrono::steady_clock::time_point> next_attempt;
+  std::size_t tools = 0;
+};
+
 // UpstreamClient: one initialized connection. call_tool() may be called
 // from any thread and never blocks on the server; `done` runs on a client
 // thread with the CallToolResult object, or with nullopt and an error text.
@@ -35,9 +51,10 @@ class UpstreamClient {
   // Connects (spawns the command, or reaches the URL), initializes and
   // lists the tools, all within `timeout`. Throws std::runtime_error naming
   // the upstream and what failed.
-  static std::unique_ptr<UpstreamClient> connect(const Upstream& upstream,
-                                                 std::chrono::milliseconds timeout,
-                                                 const Logger& logger);
+  static std::unique_ptr<UpstreamClient> connect(
+      const Upstream& upstream, std::chrono::milliseconds timeout, const Logger& logger,
+      std::chrono::milliseconds backoff_min = std::chrono::milliseconds(500),
+      std::chrono::milliseconds backoff_max = std::chrono::milliseconds(30'000));
   virtual ~UpstreamClient() = default;
 
   const std::string& name() const noexcept { return name_; }
@@ -48,6 +65,10 @@ class UpstreamClient {
   // server (the answer, if one still comes, is ignored by the caller).
   virtual std::function<void()> call_tool(const std::string& tool, json::value arguments,
                                           std::chrono::milliseconds timeout, Done done) = 0;
+  // A stdio client restarts its server when it exits (Options'
+  // restart_backoff_*); calls while it is down fail at once with a text that
+  // starts "unavailable:" and says when the next attempt is.
+  virtual UpstreamStatus status() const;
   // Fails what is pending, stops the server process (stdio) or ends the
   // session (HTTP). Idempotent.
   virtual void close() = 0;

@@ -876,3 +876,77 @@ TEST(Operator, AMaintenanceOnThatTimedOutIsNeverAppliedLater) {
 }
 
 }  // namespace
+
+// Bound commands' slots and upstream servers are in /__status__, `corral
+// status` and /metrics (promtool-valid); a killed upstream is restarted and
+// counted. Issue 15.
+TEST(Admin, BoundCommandSlotsAndUpstreamsAreShownAndAKilledUpstreamRestarts) {
+  const std::string src = CORRAL_SOURCE_DIR;
+  const std::string upstream =
+      R"({"probe": {"command": ["/bin/sh", ")" + src + R"(/tests/mcp/fixtures/env_upstream.sh"]}})";
+  Daemon d({"--max-workers", "1", "--mcp-manifest", src + "/tests/mcp/fixtures/mcp_tools.yaml",
+            "--mcp-upstream", upstream});
+  auto state = [&] { return boost::json::parse(d.admin("GET", "/__status__").body).as_object(); };
+  auto find = [](const boost::json::object& s, const char* list, std::string_view name) {
+    for (const auto& e : s.at(list).as_array())
+      if (e.at("name").as_string() == name) return e.as_object();
+    return boost::json::object{};
+  };
+  boost::json::object s = state();
+  const boost::json::object commands = find(s, "commands", "fixture");
+  ASSERT_FALSE(commands.empty()) << boost::json::serialize(s);
+  EXPECT_EQ(commands.at("slots").as_int64(), 2);
+  EXPECT_EQ(commands.at("running").as_int64(), 0);
+  EXPECT_EQ(commands.at("slot_status").as_array().size(), 2u);
+  EXPECT_EQ(commands.at("slot_status").at(0).at("state").as_string(), "idle");
+  const boost::json::object up = find(s, "upstreams", "probe");
+  ASSERT_FALSE(up.empty()) << boost::json::serialize(s);
+  EXPECT_EQ(up.at("state").as_string(), "up");
+  const auto first = static_cast<pid_t>(up.at("pid").as_int64());
+  ASSERT_GT(first, 0);
+
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  boost::json::object now;
+  while (std::chrono::steady_clock::now() < end) {  // a snapshot polled: no event to await
+    now = find(state(), "upstreams", "probe");
+    if (now.at("state").as_string() == "up" && now.at("pid").as_int64() != first) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(now.at("state").as_string(), "up") << boost::json::serialize(now);
+  EXPECT_NE(now.at("pid").as_int64(), first);
+  EXPECT_EQ(now.at("restarts").as_int64(), 1);
+  EXPECT_EQ(now.at("last_exit").as_string(), "signal 9");
+
+  Process summary({kCorral, "status", "--admin-port", std::to_string(d.admin_port)});
+  EXPECT_EQ(summary.wait(), 0);
+  const std::string text = summary.stdout_rest();
+  EXPECT_NE(text.find("\n  command      fixture: 0 of 2 slots taken, 0 cleanup_failed; "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n  upstream     probe (stdio): up, pid "), std::string::npos) << text;
+  EXPECT_NE(text.find(", 1 restarts, last exit: signal 9"), std::string::npos) << text;
+
+  const auto metrics = d.get("/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.body.find("corral_command_slots{binding=\"fixture\",state=\"idle\"} 2\n"),
+            std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("corral_upstream_restarts_total{upstream=\"probe\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(metrics.body.find("corral_executions_total{outcome=\"ok\"}"), std::string::npos);
+  if (std::system("command -v promtool >/dev/null 2>&1") == 0) {
+    const std::string path = ::testing::TempDir() + "/daemon_metrics." + std::to_string(::getpid());
+    std::ofstream(path) << metrics.body;
+    EXPECT_EQ(std::system(("promtool check metrics < " + path).c_str()), 0) << metrics.body;
+    std::remove(path.c_str());
+  }
+
+  // Healthy afterwards: the next request is served, the daemon stops cleanly
+  // and the upstream it started is gone.
+  EXPECT_EQ(d.get("/healthz").status, 200);
+  const auto second = static_cast<pid_t>(now.at("pid").as_int64());
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(), 0);
+  EXPECT_NE(::kill(second, 0), 0) << "the upstream outlived the daemon";
+}

@@ -399,10 +399,10 @@ TEST(McpTools, BadConfigurationIsRefusedWithAClearError) {
   twice.manifests = {fixture_manifest(), fixture_manifest()};
   EXPECT_THROW(Service::start(std::move(twice), pool), std::invalid_argument);
   Options upstream;
-  upstream.upstreams = {Upstream{"bad-name", {"true"}, "", {}}};
+  upstream.upstreams = {Upstream{"bad-name", {"true"}, "", {}, {}, {}}};
   EXPECT_THROW(Service::start(std::move(upstream), pool), std::invalid_argument);
   Options dead;
-  dead.upstreams = {Upstream{"dead", {"/no/such/program"}, "", {}}};
+  dead.upstreams = {Upstream{"dead", {"/no/such/program"}, "", {}, {}, {}}};
   dead.upstream_timeout = std::chrono::seconds(5);
   EXPECT_THROW(Service::start(std::move(dead), pool), std::runtime_error);
   pool.shutdown(std::chrono::seconds(1));

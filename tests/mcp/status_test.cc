@@ -1,0 +1,323 @@
+// tests/mcp/status_test.cc: what operators see (Service::status_json and
+// metrics) of bound commands' slots and upstream servers, the held-slot tool
+// error, and stdio upstreams' environment and restarts. Real processes: the
+// fixture program, real `corral worker`s, a shell upstream server.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "corral/bind.hpp"
+#include "mcp_test_util.hpp"
+
+namespace corral::mcp::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string fifo(const std::string& name) {
+  const std::string path = name + "." + std::to_string(::getpid());
+  std::remove(path.c_str());
+  EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  return path;
+}
+
+std::vector<int> read_pids(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<int> pids;
+  for (int pid; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+bool alive(int pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || line.substr(close + 2, 1) != "Z";
+}
+
+// Polls `condition` (a state only visible through a snapshot) for `limit`.
+template <typename F>
+bool eventually(F condition, std::chrono::milliseconds limit = 10s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return condition();
+}
+
+int open_fds() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+json::object status_of(Service& service) { return json::parse(service.status_json()).as_object(); }
+
+const json::object* entry(const json::object& status, const char* list, std::string_view name) {
+  for (const auto& e : status.at(list).as_array())
+    if (e.at("name").as_string() == name) return &e.as_object();
+  return nullptr;
+}
+
+// promtool's verdict on a scrape, or nullopt when promtool is not installed.
+std::optional<std::string> promtool(const std::string& text) {
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) return std::nullopt;
+  const std::string path = ::testing::TempDir() + "/metrics." + std::to_string(::getpid());
+  std::ofstream(path) << text;
+  std::string out;
+  FILE* p = ::popen(("promtool check metrics < " + path + " 2>&1; echo rc=$?").c_str(), "r");
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ::pclose(p);
+  std::remove(path.c_str());
+  return out;
+}
+
+// A binding whose only slot is left cleanup_failed (the supervisor's kills
+// suppressed by its test hook): /__status__'s commands show it with its pid
+// and since when, /metrics counts it (promtool-valid), and a call answers a
+// tool-level error that says who holds the slot.
+TEST(McpStatus, HeldSlotShowsInStatusMetricsAndTheToolError) {
+  auto stuck = std::make_shared<std::atomic<bool>>(true);
+  Options options;
+  bind::CommandTree tree = bind::load_manifest_file(fixture_manifest());
+  tree.root.name = "held";
+  tree.supervisor.slots = 1;
+  tree.supervisor.deadline = 300ms;
+  tree.supervisor.cleanup_budget = 300ms;
+  tree.supervisor.recheck_interval = 20ms;
+  tree.supervisor.test_hooks.suppress_kill = [stuck] { return stuck->load(); };
+  options.trees.push_back(std::move(tree));
+  Harness h(std::move(options));
+  // A worker started (code mode's fds are the pool's, not the commands').
+  EXPECT_EQ(text_of(h.call("execute", {{"code", "async () => 1"}})), "1");
+  const int fds_before = open_fds();
+
+  EXPECT_FALSE(h.call("held_greet", {}).contains("isError"));
+  const std::string pids = fifo(::testing::TempDir() + "/held_pids");
+  auto first = h.start("tools/call", json::object{{"name", "held_spawn"},
+                                                  {"arguments", {{"flags", {{"pids", pids}}}}}});
+  const std::vector<int> tree_pids = read_pids(pids);
+  ASSERT_EQ(tree_pids.size(), 3u);
+  json::object r = first->wait().at("result").as_object();
+  ASSERT_TRUE(r.at("isError").as_bool());
+  EXPECT_NE(text_of(r).find("cleanup_failed"), std::string::npos) << text_of(r);
+
+  json::object status = status_of(h.service());
+  const json::object* held = entry(status, "commands", "held");
+  ASSERT_NE(held, nullptr) << json::serialize(status);
+  EXPECT_EQ(held->at("cleanup_failed").as_int64(), 1);
+  EXPECT_EQ(held->at("calls").at("ok").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(held->at("calls").at("cleanup_failed").to_number<std::uint64_t>(), 1u);
+  const json::object& slot = held->at("slot_status").at(0).as_object();
+  EXPECT_EQ(slot.at("state").as_string(), "cleanup_failed");
+  const int pid = static_cast<int>(slot.at("pid").as_int64());
+  EXPECT_GT(pid, 0);
+  EXPECT_TRUE(slot.at("since").as_string().ends_with("Z"));
+  EXPECT_GE(slot.at("since_seconds").as_double(), 0.0);
+  EXPECT_LT(slot.at("since_seconds").as_double(), 60.0);
+  EXPECT_NE(entry(status, "commands", "fixture"), nullptr);  // the Harness's own manifest
+
+  // The held slot answers busy as a tool-level error naming the holder.
+  json::object busy = h.call("held_greet", {});
+  ASSERT_TRUE(busy.contains("isError") && busy.at("isError").as_bool()) << json::serialize(busy);
+  const json::object f = json::parse(text_of(busy)).as_object();
+  EXPECT_EQ(f.at("code").as_string(), "busy");
+  const std::string message(f.at("message").as_string());
+  EXPECT_NE(message.find("slot 0 is held: cleanup_failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("pid " + std::to_string(pid)), std::string::npos) << message;
+  EXPECT_NE(message.find(" s ago"), std::string::npos) << message;
+  // From code mode too: the guest's rejection says the same.
+  json::object code =
+      h.call("execute", {{"code",
+                          "async () => { try { await codemode.held_greet({}); return 'ran'; } "
+                          "catch (e) { return String(e.message ?? e); } }"}});
+  EXPECT_NE(text_of(code).find("slot 0 is held: cleanup_failed"), std::string::npos)
+      << text_of(code);
+
+  const std::string metrics = h.service().metrics();
+  EXPECT_NE(metrics.find("corral_command_slots{binding=\"held\",state=\"cleanup_failed\"} 1\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("corral_command_calls_total{binding=\"held\",outcome=\"busy\"} 2\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(
+      metrics.find("corral_command_calls_total{binding=\"held\",outcome=\"cleanup_failed\"} 1\n"),
+      std::string::npos);
+  EXPECT_NE(metrics.find("corral_command_slots{binding=\"fixture\",state=\"idle\"} 2\n"),
+            std::string::npos);
+  if (auto verdict = promtool(metrics)) {
+    EXPECT_NE(verdict->find("rc=0"), std::string::npos) << *verdict << metrics;
+  } else {
+    std::fprintf(stderr, "promtool is not installed: the scrape's format is not checked\n");
+  }
+
+  // Once the unit can be emptied the slot frees and the command runs again.
+  stuck->store(false);
+  EXPECT_TRUE(eventually([&] {
+    return entry(status_of(h.service()), "commands", "held")->at("cleanup_failed").as_int64() == 0;
+  }));
+  for (int p : tree_pids) EXPECT_TRUE(eventually([&] { return !alive(p); })) << p;
+  EXPECT_FALSE(h.call("held_greet", {}).contains("isError"));
+  EXPECT_LE(open_fds(), fds_before + 2);
+}
+
+Upstream probe_upstream(std::string marker = {}) {
+  Upstream u;
+  u.name = "probe";
+  u.command = {"/bin/sh", std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/env_upstream.sh"};
+  if (!marker.empty()) u.command.push_back(marker);
+  return u;
+}
+
+// The text a code-mode call of codemode.probe.TOOL gets (or its rejection).
+std::string probe(Harness& h, const std::string& tool) {
+  json::object r = h.call(
+      "execute", {{"code", "async () => { try { return await codemode.probe." + tool +
+                               "({}); } catch (e) { return 'ERR ' + String(e.message ?? e); } }"}});
+  return text_of(r);
+}
+
+int pid_in(const std::string& text) {
+  const auto at = text.find("pid=");
+  return at == std::string::npos ? 0 : std::atoi(text.c_str() + at + 4);
+}
+
+// Deny by default: the upstream sees the allowed and set variables and PATH,
+// never CORRAL_AUTH_TOKEN, whatever its entry lists, nor anything else.
+TEST(McpUpstream, StdioServerGetsOnlyTheAllowedEnvironment) {
+  ::setenv("CORRAL_AUTH_TOKEN", "secret-token", 1);
+  ::setenv("D_ALLOWED", "yes", 1);
+  ::setenv("D_DENIED", "no", 1);
+  Options options;
+  Upstream u = probe_upstream();
+  u.env_allow = {"D_ALLOWED", "CORRAL_AUTH_TOKEN", "D_ABSENT"};  // the parser refuses CORRAL_*
+  u.env_set = {{"D_FIXED", "1"}, {"CORRAL_MCP_UPSTREAM", "x"}};
+  options.upstreams = {u};
+  {
+    Harness h(std::move(options));
+    const std::string seen = probe(h, "env");
+    EXPECT_NE(seen.find(",D_ALLOWED,"), std::string::npos) << seen;
+    EXPECT_NE(seen.find(",D_FIXED,"), std::string::npos) << seen;
+    EXPECT_NE(seen.find(",PATH,"), std::string::npos) << seen;
+    EXPECT_EQ(seen.find("CORRAL_"), std::string::npos) << seen;
+    EXPECT_EQ(seen.find("D_DENIED"), std::string::npos) << seen;
+    EXPECT_EQ(seen.find(",HOME,"), std::string::npos) << seen;
+    EXPECT_EQ(seen.find("D_ABSENT"), std::string::npos) << seen;
+  }
+  ::unsetenv("CORRAL_AUTH_TOKEN");
+  ::unsetenv("D_ALLOWED");
+  ::unsetenv("D_DENIED");
+  // The setting's parser: env entries, and CORRAL_* refused by name.
+  auto parsed = parse_upstreams(
+      R"({"p": {"command": ["x"], "env": {"allow": ["HOME"], "set": {"A": "b"}}}})");
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0].env_allow, std::vector<std::string>{"HOME"});
+  EXPECT_EQ(parsed[0].env_set.at("A"), "b");
+  EXPECT_THROW(
+      parse_upstreams(R"({"p": {"command": ["x"], "env": {"allow": ["CORRAL_AUTH_TOKEN"]}}})"),
+      std::invalid_argument);
+  EXPECT_THROW(parse_upstreams(R"({"p": {"command": ["x"], "env": {"set": {"CORRAL_X": "1"}}}})"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_upstreams(R"({"p": {"command": ["x"], "env": {"pass": []}}})"),
+               std::invalid_argument);
+}
+
+// An upstream that exits is restarted: its tools work again (a new pid), the
+// restart is counted in the status and the metrics, the old process is gone.
+TEST(McpUpstream, ExitedServerIsRestartedAndServesAgain) {
+  Options options;
+  options.upstreams = {probe_upstream()};
+  options.restart_backoff_min = 100ms;
+  options.restart_backoff_max = 400ms;
+  Harness h(std::move(options));
+  const int first = pid_in(probe(h, "env"));
+  const int fds_before = open_fds();
+  ASSERT_GT(first, 0);
+  const json::object at_start = status_of(h.service());
+  const json::object* up = entry(at_start, "upstreams", "probe");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->at("state").as_string(), "up");
+  EXPECT_EQ(up->at("pid").as_int64(), first);
+  EXPECT_EQ(up->at("restarts").to_number<std::uint64_t>(), 0u);
+
+  EXPECT_NE(probe(h, "quit").find("ERR"), std::string::npos);  // it exits without answering
+  EXPECT_TRUE(eventually([&] {
+    const json::object s = status_of(h.service());
+    const json::object* p = entry(s, "upstreams", "probe");
+    return p->at("state").as_string() == "up" && p->at("pid").as_int64() != first;
+  }));
+  const std::string again = probe(h, "env");
+  const int second = pid_in(again);
+  EXPECT_GT(second, 0) << again;
+  EXPECT_NE(second, first);
+  EXPECT_FALSE(alive(first));
+  const json::object s = status_of(h.service());
+  up = entry(s, "upstreams", "probe");
+  EXPECT_EQ(up->at("restarts").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(up->at("last_exit").as_string(), "exit 5");
+  EXPECT_NE(h.service().metrics().find("corral_upstream_restarts_total{upstream=\"probe\"} 1\n"),
+            std::string::npos);
+  EXPECT_LE(open_fds(), fds_before + 2);
+}
+
+// One that exits at once every time backs off: a bounded number of attempts
+// over a window, little CPU, calls meanwhile answer `unavailable` saying when
+// the next attempt is; once it can start again it serves.
+TEST(McpUpstream, CrashLoopBacksOffAndRecovers) {
+  const std::string marker = ::testing::TempDir() + "/crash." + std::to_string(::getpid());
+  std::remove(marker.c_str());
+  Options options;
+  options.upstreams = {probe_upstream(marker)};
+  options.restart_backoff_min = 50ms;
+  options.restart_backoff_max = 400ms;
+  Harness h(std::move(options));
+  const int first = pid_in(probe(h, "env"));
+  ASSERT_GT(first, 0);
+  std::ofstream(marker) << "crash";
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  EXPECT_NE(probe(h, "quit").find("ERR"), std::string::npos);
+  // Attempts at 50, 150, 350, 750, 1150, 1550, 1950 ms: about 7 in 2 s.
+  std::this_thread::sleep_for(2s);  // the window measured, not a synchronisation
+  const json::object s = status_of(h.service());
+  const json::object* up = entry(s, "upstreams", "probe");
+  const auto restarts = up->at("restarts").to_number<std::uint64_t>();
+  EXPECT_GE(restarts, 4u) << json::serialize(*up);
+  EXPECT_LE(restarts, 9u) << json::serialize(*up);
+  EXPECT_EQ(up->at("state").as_string(), "failed");  // 5 attempts in a row failed
+  EXPECT_EQ(up->at("last_exit").as_string(), "exit 7");
+  EXPECT_TRUE(up->contains("next_attempt"));
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+  const double cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+                     (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+                     (after.ru_utime.tv_usec - before.ru_utime.tv_usec) / 1e6 +
+                     (after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
+  EXPECT_LT(cpu, 0.5) << "the test process (the service) used " << cpu << " s of CPU in 2 s";
+  std::fprintf(stderr, "crash loop: %llu attempts in 2 s, %.3f s CPU\n",
+               static_cast<unsigned long long>(restarts), cpu);
+
+  const std::string down = probe(h, "env");
+  EXPECT_NE(down.find("unavailable: the upstream server probe is restarting"), std::string::npos)
+      << down;
+  EXPECT_NE(down.find("next attempt"), std::string::npos) << down;
+
+  std::remove(marker.c_str());  // it can start again: within one backoff cap
+  EXPECT_TRUE(eventually([&] {
+    return entry(status_of(h.service()), "upstreams", "probe")->at("state").as_string() == "up";
+  }));
+  EXPECT_GT(pid_in(probe(h, "env")), 0);
+}
+
+}  // namespace
+}  // namespace corral::mcp::testing
