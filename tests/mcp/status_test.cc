@@ -90,6 +90,9 @@ TEST(McpStatus, HeldSlotShowsInStatusMetricsAndTheToolError) {
   Options options;
   bind::CommandTree tree = bind::load_manifest_file(fixture_manifest());
   tree.root.name = "held";
+  // The FIFO in the host's /tmp must be reachable: this test is about slots,
+  // not confinement.
+  tree.hardening.confinement = process::Confinement::none();
   tree.supervisor.slots = 1;
   tree.supervisor.deadline = 300ms;
   tree.supervisor.cleanup_budget = 300ms;
