@@ -63,6 +63,17 @@ std::optional<CgroupParent> CgroupParent::create(const std::string& base) {
       ::access((path + "/cgroup.procs").c_str(), W_OK) != 0) {
     return std::nullopt;  // the destructor removes the directory
   }
+  // Enable what our parent offers; a failure leaves that controller off.
+  std::istringstream offered(read_small_file(path + "/cgroup.controllers"));
+  std::string controller;
+  while (offered >> controller) {
+    bool* flag = controller == "pids"     ? &parent.controllers_.pids
+                 : controller == "memory" ? &parent.controllers_.memory
+                 : controller == "cpu"    ? &parent.controllers_.cpu
+                                          : nullptr;
+    if (flag != nullptr)
+      *flag = write_file(path + "/cgroup.subtree_control", "+" + controller) == 0;
+  }
   return parent;
 }
 
@@ -88,6 +99,21 @@ CgroupLeaf CgroupLeaf::create(const std::string& parent) {
 
 CgroupLeaf::~CgroupLeaf() {
   if (!path_.empty() && !removed_) ::rmdir(path_.c_str());
+}
+
+bool CgroupLeaf::reopen_procs() {
+  procs_ = UniqueFd(::open((path_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+  return static_cast<bool>(procs_);
+}
+
+std::uint64_t CgroupLeaf::oom_kills() const {
+  std::string text = read_small_file(path_ + "/memory.events");
+  auto at = text.find("oom_kill ");
+  if (at == std::string::npos) return 0;
+  at += 9;
+  std::uint64_t count = 0;
+  std::from_chars(text.data() + at, text.data() + text.size(), count);
+  return count;
 }
 
 bool CgroupLeaf::empty() const {
@@ -127,6 +153,41 @@ bool CgroupLeaf::remove() {
   if (removed_) return true;
   removed_ = ::rmdir(path_.c_str()) == 0;
   return removed_;
+}
+
+CgroupLeaf CgroupLeafPool::take() {
+  for (;;) {
+    std::optional<CgroupLeaf> leaf;
+    {
+      std::lock_guard lock(mutex_);
+      if (free_.empty()) break;
+      leaf.emplace(std::move(free_.back()));
+      free_.pop_back();
+    }
+    // empty() re-reads cgroup.events, which also re-arms its POLLPRI.
+    if (leaf->empty() && read_small_file(leaf->path() + "/cgroup.procs").empty() &&
+        leaf->reopen_procs()) {
+      return std::move(*leaf);
+    }
+    // Not reusable: its destructor removes it if it can.
+  }
+  return CgroupLeaf::create(parent_);
+}
+
+void CgroupLeafPool::give(CgroupLeaf&& leaf) {
+  if (!leaf.empty()) return;  // the caller parks a leaf that is not empty
+  leaf.close_procs();
+  std::lock_guard lock(mutex_);
+  if (free_.size() < keep_) {
+    free_.push_back(std::move(leaf));
+  } else {
+    leaf.remove();
+  }
+}
+
+std::size_t CgroupLeafPool::free_leaves() const {
+  std::lock_guard lock(mutex_);
+  return free_.size();
 }
 
 }  // namespace corral::process

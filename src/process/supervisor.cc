@@ -15,6 +15,7 @@
 #include "process/capture.hpp"
 #include "process/cgroup.hpp"
 #include "process/confine.hpp"
+#include "process/limits.hpp"
 #include "process/run_loop.hpp"
 #include "process/spawn.hpp"
 #include "process/unit.hpp"
@@ -106,7 +107,15 @@ class Supervisor::Impl {
  public:
   explicit Impl(SupervisorOptions options) : options_(std::move(options)) {
     check_options(options_);
+    // A supervisor that died (SIGKILL, crash) left its cgroup directories
+    // and whatever ran in them: kill and remove them before we add ours.
+    sweep_stale_cgroups(true);
     choose_unit();
+    if (cgroup_parent_) {
+      leaf_pool_.emplace(cgroup_parent_->path(), static_cast<std::size_t>(options_.slots));
+    }
+    limits_.emplace(options_.slots,
+                    cgroup_parent_ ? cgroup_parent_->controllers() : V2Controllers{});
     shutdown_fd_ = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!shutdown_fd_) throw_failure(FailureCode::unavailable, errno_message("eventfd", errno));
     slots_.resize(static_cast<size_t>(options_.slots));
@@ -122,17 +131,27 @@ class Supervisor::Impl {
     if (rechecker_.joinable()) rechecker_.join();
     // Units still not empty are abandoned here (a last SIGKILL first).
     for (auto& stuck : stuck_) {
-      if (!suppressed()) stuck.unit->kill_all();
+      if (!suppressed()) {
+        stuck.unit->kill_all();
+        if (stuck.limits) stuck.limits->kill_all();
+      }
       if (stuck.unit->empty()) stuck.unit->release();
+      if (stuck.limits && stuck.limits->empty()) limits_->release(stuck.limits);
     }
+    stuck_.clear();
   }
 
   Execution run(const Command& command, const RunOptions& run_options) {
     check_command(command);
     auto started = Clock::now();
-    size_t slot = admit(command);
     try {
+      size_t slot = admit(command);
       return run_in_slot(slot, command, run_options, started);
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex_);
+      ++runs_failed_;
+      ++failures_[e.code()];
+      throw;
     } catch (...) {
       std::lock_guard lock(mutex_);
       ++runs_failed_;
@@ -154,7 +173,15 @@ class Supervisor::Impl {
     }
     status.runs_started = runs_started_;
     status.runs_failed = runs_failed_;
+    status.failures = failures_;
     return status;
+  }
+
+  std::vector<Protection> limit_protections(const ResourceLimits& limits) const {
+    return limits_->protections(limits);
+  }
+  std::size_t free_leaves() const {
+    return (leaf_pool_ ? leaf_pool_->free_leaves() : 0) + limits_->free_leaves();
   }
 
   bool shutdown(Clock::time_point deadline) {
@@ -171,6 +198,7 @@ class Supervisor::Impl {
   struct Stuck {
     size_t slot;
     std::unique_ptr<Unit> unit;
+    std::unique_ptr<LimitLeaf> limits;  // v1 limit leaves, if any
   };
 
   void choose_unit() {
@@ -213,7 +241,6 @@ class Supervisor::Impl {
   size_t admit(const Command& command) {
     std::lock_guard lock(mutex_);
     if (!accepting_) {
-      ++runs_failed_;
       throw_failure(FailureCode::unavailable, "the supervisor is shut down");
     }
     for (size_t i = 0; i < slots_.size(); ++i) {
@@ -222,7 +249,6 @@ class Supervisor::Impl {
       ++runs_started_;
       return i;
     }
-    ++runs_failed_;
     throw_failure(FailureCode::busy,
                   "all " + std::to_string(slots_.size()) + " execution slots are taken");
   }
@@ -258,21 +284,57 @@ class Supervisor::Impl {
       fail_before_start(FailureCode::timeout, "the deadline passed before the command started");
     }
 
+    const ResourceLimits& limits = command.hardening.confinement.limits;
+    const Command* to_spawn = &command;
+    std::optional<Command> with_rlimit;
+    if (any_limit(limits)) {
+      auto missing = limits_->unenforced(limits);
+      if (!missing.empty() && command.hardening.confinement.strict) {
+        set_slot(slot, SlotState::idle, nullptr);
+        std::string names;
+        for (const auto& name : missing) names += (names.empty() ? "" : "; ") + name;
+        throw_failure(FailureCode::unavailable,
+                      "strict confinement: a resource limit cannot be enforced here: " + names);
+      }
+      if (limits.memory_bytes && !command.hardening.rlimits.address_space &&
+          !limits_->enforces(LimitController::memory)) {
+        // The weaker fallback: each process alone is bounded.
+        with_rlimit = command;
+        with_rlimit->hardening.rlimits.address_space = limits.memory_bytes;
+        to_spawn = &*with_rlimit;
+      }
+    }
+
     std::unique_ptr<Unit> unit;
+    std::unique_ptr<LimitLeaf> limit_leaf;
+    std::uint64_t oom_before = 0;
     RunLoopInput input;
     try {
       std::string executable = resolve_executable(command);
-      unit = make_unit(unit_kind_, cgroup_parent_ ? &*cgroup_parent_ : nullptr);
+      unit = make_unit(unit_kind_, leaf_pool_ ? &*leaf_pool_ : nullptr);
+      if (auto leaf = unit->cgroup_path(); !leaf.empty()) {
+        limits_->apply_v2(leaf, limits);
+        oom_before = unit->oom_kills();
+      }
+      limit_leaf = limits_->acquire(limits);
       UniqueFd stdout_write, stderr_write;
       make_pipe(input.stdout_read, stdout_write);
       make_pipe(input.stderr_read, stderr_write);
       SpawnRequest request;
       unit->prepare(request);
+      if (limit_leaf) request.limit_cgroup_procs_fds = limit_leaf->procs_fds();
       request.stdout_fd = stdout_write.get();
       request.stderr_fd = stderr_write.get();
-      unit->started(spawn(command, executable, request));
+      unit->started(spawn(*to_spawn, executable, request));
+      if (limit_leaf) {
+        // The child joined its limit leaves itself before exec; moving the
+        // leader again from here is a no-op then, and a safety net if not.
+        limit_leaf->adopt(unit->leader());
+        limit_leaf->close_procs();
+      }
     } catch (const std::exception& e) {
       if (unit) unit->release();
+      if (limit_leaf) limits_->release(limit_leaf);
       set_slot(slot, SlotState::idle, nullptr);
       throw_failure(FailureCode::unavailable, std::string("could not start: ") + e.what());
     }
@@ -307,12 +369,24 @@ class Supervisor::Impl {
       data.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
     std::string description = unit->describe();
+    bool oom_killed = unit->oom_kills() > oom_before || (limit_leaf && limit_leaf->oom_killed());
 
+    if (result.unit_empty && limit_leaf && !limit_leaf->empty()) {
+      // Only possible when the unit does not hold every descendant (a
+      // process group): the limit leaf still lists one. Kill and wait.
+      auto until = Clock::now() + options_.cleanup_budget;
+      while (!limit_leaf->empty() && Clock::now() < until) {
+        if (!suppressed()) limit_leaf->kill_all();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (!limit_leaf->empty()) result.unit_empty = false;
+    }
     if (result.unit_empty) {
       unit->release();
+      limits_->release(limit_leaf);
       set_slot(slot, SlotState::idle, nullptr);
     } else {
-      park(slot, std::move(unit));
+      park(slot, std::move(unit), std::move(limit_leaf));
     }
 
     std::string program = command.argv[0];
@@ -333,6 +407,13 @@ class Supervisor::Impl {
       case Ending::exited:
         break;
     }
+    if (!ok && oom_killed) {
+      throw_failure(FailureCode::memory_limit,
+                    program + ": the run reached its memory limit (" +
+                        std::to_string(limits.memory_bytes.value_or(0)) +
+                        " bytes) and the kernel killed a process",
+                    execution);
+    }
     if (!ok) {
       throw_failure(FailureCode::command_failed,
                     program + ": exited with status " + std::to_string(*execution->exit_code()),
@@ -342,12 +423,12 @@ class Supervisor::Impl {
   }
 
   // Keeps the slot taken by a unit not seen empty; the re-check frees it.
-  void park(size_t slot, std::unique_ptr<Unit> unit) {
+  void park(size_t slot, std::unique_ptr<Unit> unit, std::unique_ptr<LimitLeaf> limits) {
     {
       std::lock_guard lock(mutex_);
       slots_[slot].state = SlotState::cleanup_failed;
       slots_[slot].since = Clock::now();
-      stuck_.push_back(Stuck{slot, std::move(unit)});
+      stuck_.push_back(Stuck{slot, std::move(unit), std::move(limits)});
       if (!rechecker_.joinable()) rechecker_ = std::thread([this] { recheck_loop(); });
     }
     changed_.notify_all();
@@ -360,12 +441,17 @@ class Supervisor::Impl {
       if (stop_rechecker_) break;
       for (auto it = stuck_.begin(); it != stuck_.end();) {
         Unit& unit = *it->unit;
-        if (!unit.empty()) {
-          if (!suppressed()) unit.kill_all();
+        bool unit_empty = unit.empty();
+        if (!unit_empty || (it->limits && !it->limits->empty())) {
+          if (!suppressed()) {
+            if (!unit_empty) unit.kill_all();
+            if (it->limits) it->limits->kill_all();
+          }
           ++it;
           continue;
         }
         unit.release();
+        limits_->release(it->limits);
         slots_[it->slot] = SlotStatus{};
         it = stuck_.erase(it);
         changed_.notify_all();
@@ -376,6 +462,8 @@ class Supervisor::Impl {
   SupervisorOptions options_;
   UnitKind unit_kind_ = UnitKind::process_group;
   std::optional<CgroupParent> cgroup_parent_;
+  std::optional<CgroupLeafPool> leaf_pool_;  // destroyed before the parent
+  std::optional<LimitCgroups> limits_;
   UniqueFd shutdown_fd_;
 
   mutable std::mutex mutex_;
@@ -384,6 +472,7 @@ class Supervisor::Impl {
   bool accepting_ = true;
   std::uint64_t runs_started_ = 0;
   std::uint64_t runs_failed_ = 0;
+  std::map<FailureCode, std::uint64_t> failures_;
   std::vector<Stuck> stuck_;
   std::thread rechecker_;
   bool stop_rechecker_ = false;
@@ -400,7 +489,10 @@ Execution Supervisor::run(const Command& command, const RunOptions& options) {
 Status Supervisor::status() const { return impl_->status(); }
 
 std::vector<Protection> Supervisor::protections(const Hardening& hardening) const {
-  return confinement_protections(hardening);  // TODO(helper B): add the resource limits
+  auto out = confinement_protections(hardening);
+  auto limits = impl_->limit_protections(hardening.confinement.limits);
+  out.insert(out.end(), limits.begin(), limits.end());
+  return out;
 }
 
 bool Supervisor::shutdown(Clock::time_point deadline) { return impl_->shutdown(deadline); }

@@ -52,7 +52,7 @@ namespace {
 // CgroupUnit: a leaf per run; the child joins it before exec.
 class CgroupUnit final : public Unit {
  public:
-  explicit CgroupUnit(CgroupLeaf leaf) : leaf_(std::move(leaf)) {}
+  CgroupUnit(CgroupLeaf leaf, CgroupLeafPool* pool) : leaf_(std::move(leaf)), pool_(pool) {}
   UnitKind kind() const override { return UnitKind::cgroup; }
   void prepare(SpawnRequest& request) override {
     Unit::prepare(request);
@@ -79,11 +79,23 @@ class CgroupUnit final : public Unit {
     return seconds ? *seconds : Unit::cpu_seconds();
   }
   std::string describe() const override { return "cgroup " + leaf_.path(); }
-  void release() override { leaf_.remove(); }
+  void release() override {
+    if (released_) return;
+    released_ = true;
+    if (seen_empty_ && pool_ != nullptr) {
+      pool_->give(std::move(leaf_));
+    } else {
+      leaf_.remove();
+    }
+  }
+  std::string cgroup_path() const override { return leaf_.path(); }
+  std::uint64_t oom_kills() const override { return leaf_.oom_kills(); }
 
  private:
   CgroupLeaf leaf_;
+  CgroupLeafPool* pool_;
   bool seen_empty_ = false;
+  bool released_ = false;
 };
 
 // PidNamespaceUnit: our init is pid 1 of a new namespace; its exit takes the
@@ -139,12 +151,12 @@ class ProcessGroupUnit final : public Unit {
 
 }  // namespace
 
-std::unique_ptr<Unit> make_unit(UnitKind kind, const CgroupParent* cgroup_parent) {
+std::unique_ptr<Unit> make_unit(UnitKind kind, CgroupLeafPool* leaves) {
   switch (kind) {
     case UnitKind::cgroup:
-      if (cgroup_parent == nullptr) throw SpawnError("no cgroup parent");
+      if (leaves == nullptr) throw SpawnError("no cgroup parent");
       try {
-        return std::make_unique<CgroupUnit>(CgroupLeaf::create(cgroup_parent->path()));
+        return std::make_unique<CgroupUnit>(leaves->take(), leaves);
       } catch (const std::system_error& e) {
         throw SpawnError(e.what());
       }

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,8 +43,13 @@ class Unit {
   virtual double cpu_seconds() const;
   // "cgroup /sys/fs/cgroup/...": for Status and messages.
   virtual std::string describe() const = 0;
-  // Removes kernel objects (the cgroup directory); call once empty.
+  // Removes kernel objects (or returns the cgroup leaf to its pool); call
+  // once empty.
   virtual void release() {}
+  // The cgroup v2 leaf directory of a cgroup unit; empty otherwise.
+  virtual std::string cgroup_path() const { return {}; }
+  // OOM kills the unit's own cgroup counted (memory.events); 0 if none.
+  virtual std::uint64_t oom_kills() const { return 0; }
 
   pid_t leader() const { return leader_; }
   // Readable once the leader exited; -1 once reaped.
@@ -66,8 +72,9 @@ class Unit {
   struct rusage leader_usage_ {};
 };
 
-// Creates an empty unit of `kind`. For cgroup, `cgroup_parent` must be set.
-// Throws SpawnError if the unit cannot be made.
-std::unique_ptr<Unit> make_unit(UnitKind kind, const CgroupParent* cgroup_parent);
+// Creates an empty unit of `kind`. For cgroup, `leaves` must be set (the
+// unit takes a leaf from it and gives it back on release). Throws SpawnError
+// if the unit cannot be made.
+std::unique_ptr<Unit> make_unit(UnitKind kind, CgroupLeafPool* leaves);
 
 }  // namespace corral::process

@@ -260,5 +260,34 @@ TEST(SupervisorStatus, IsSafeUnderConcurrentRuns) {
   EXPECT_EQ(supervisor.status().runs_failed, 0u);
 }
 
+TEST(Supervisor, StatusCountsFailuresByCode) {
+  SupervisorOptions options;
+  options.deadline = 200ms;
+  Supervisor supervisor(options);
+  auto code_of = [&](const Command& command) {
+    try {
+      supervisor.run(command);
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return FailureCode::internal;
+  };
+  EXPECT_EQ(code_of(shell("exit 3")), FailureCode::command_failed);
+  EXPECT_EQ(code_of(shell("exit 4")), FailureCode::command_failed);
+  EXPECT_EQ(code_of(shell("exec sleep 10")), FailureCode::timeout);
+  EXPECT_EQ(code_of(Command{{"/nonexistent/program"}, {}}), FailureCode::unavailable);
+  supervisor.run(shell("true"));
+  supervisor.shutdown(Clock::now() + 1s);
+  EXPECT_EQ(code_of(shell("true")), FailureCode::unavailable);
+  Status status = supervisor.status();
+  EXPECT_EQ(status.failures.at(FailureCode::command_failed), 2u);
+  EXPECT_EQ(status.failures.at(FailureCode::timeout), 1u);
+  EXPECT_EQ(status.failures.at(FailureCode::unavailable), 2u);
+  EXPECT_EQ(status.failures.count(FailureCode::busy), 0u);
+  std::uint64_t sum = 0;
+  for (const auto& [code, count] : status.failures) sum += count;
+  EXPECT_EQ(sum, status.runs_failed);
+}
+
 }  // namespace
 }  // namespace corral::process
