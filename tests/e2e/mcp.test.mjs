@@ -6,7 +6,7 @@
 //   CORRAL_BINARY=build/test/apps/corral/corral node --test tests/e2e/mcp.test.mjs
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -275,6 +275,40 @@ test('Streamable HTTP: tools, execute, a direct tool, cancellation, session dele
     });
     assert.equal(after.status, 404);
     await client.close();
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+// Issue 15: the daemon's /metrics with bound commands and an upstream server
+// (calls by outcome, slots by state, upstream up and restarts) is a scrape
+// promtool accepts, and the counters move with the calls made.
+test('Streamable HTTP: /metrics counts bound-command calls, slots and upstreams; promtool accepts it', async () => {
+  const server = await serve(['--metrics']);
+  try {
+    const { client } = await httpClient(server.url);
+    const direct = await client.callTool({ name: 'fixture_greet', arguments: {} });
+    assert.equal(direct.structuredContent.exitCode, 0);
+    checkExecute(await client.callTool({ name: 'execute', arguments: { code: CODE } }));
+    await client.close();
+
+    const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    if (check.error?.code === 'ENOENT') {
+      console.log('promtool is not installed: the scrape format is not checked');
+    } else {
+      assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}\n${text}`);
+    }
+    assert.match(text, /^corral_command_calls_total\{binding="fixture",outcome="ok"\} 2$/m);
+    assert.match(text, /^corral_command_calls_total\{binding="fixture",outcome="busy"\} 0$/m);
+    assert.match(text, /^corral_command_runs_total\{binding="fixture"\} 2$/m);
+    assert.match(text, /^corral_command_slots\{binding="fixture",state="idle"\} 2$/m);
+    assert.match(text, /^corral_command_slots\{binding="fixture",state="cleanup_failed"\} 0$/m);
+    assert.match(text, /^corral_upstream_up\{upstream="everything"\} 1$/m);
+    assert.match(text, /^corral_upstream_restarts_total\{upstream="everything"\} 0$/m);
+    // Bounded: one series per binding and code, not per call.
+    assert.equal(text.split('\n').filter((l) => l.startsWith('corral_command_calls_total{')).length,
+      1 + text.split('\n').filter((l) => l.startsWith('corral_command_failures_total{')).length);
   } finally {
     assert.equal(await server.stop(), 0);
   }
