@@ -82,7 +82,8 @@ void BM_RawPosixSpawnWithPipes(benchmark::State& state) {
 }
 BENCHMARK(BM_RawPosixSpawnWithPipes)->UseRealTime();
 
-// Supervisor::run of /bin/true in each containment unit.
+// Supervisor::run of /bin/true in each containment unit, host profile
+// (Hardening::host(): no namespaces, no seccomp, no limits).
 void BM_SupervisorRun(benchmark::State& state) {
   UnitKind unit = kUnits[state.range(0)];
   state.SetLabel(std::string(corral::process::to_string(unit)));
@@ -93,10 +94,36 @@ void BM_SupervisorRun(benchmark::State& state) {
   corral::process::SupervisorOptions options;
   options.unit = unit;
   corral::process::Supervisor supervisor(options);
-  corral::process::Command command{{"/bin/true"}, {}};
+  corral::process::Command command{{"/bin/true"}, corral::process::Hardening::host()};
   for (auto _ : state) benchmark::DoNotOptimize(supervisor.run(command));
 }
 BENCHMARK(BM_SupervisorRun)->DenseRange(0, 2)->UseRealTime();
+
+// The host profile plus the default process limit (a cgroup pids leaf per
+// run): what the limits alone cost.
+void BM_SupervisorRunHostWithPidsLimit(benchmark::State& state) {
+  corral::process::Supervisor supervisor;
+  corral::process::Command command{{"/bin/true"}, corral::process::Hardening::host()};
+  command.hardening.confinement.limits.processes = 256;
+  for (auto _ : state) benchmark::DoNotOptimize(supervisor.run(command));
+}
+BENCHMARK(BM_SupervisorRunHostWithPidsLimit)->UseRealTime();
+
+// The default, fully confined profile (user, pid, mount, net, ipc, uts,
+// cgroup namespaces, seccomp, minimal filesystem, pids.max 256).
+void BM_SupervisorRunConfined(benchmark::State& state) {
+  corral::process::Supervisor supervisor;
+  corral::process::Command command{{"/bin/true"}, {}};
+  for (auto _ : state) {
+    try {
+      benchmark::DoNotOptimize(supervisor.run(command));
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+}
+BENCHMARK(BM_SupervisorRunConfined)->UseRealTime();
 
 // A bound operation (input JSON -> argv -> Supervisor -> output view) of
 // /bin/true, in each unit: the number to compare with BM_RawPosixSpawn.

@@ -52,7 +52,9 @@ namespace {
 // CgroupUnit: a leaf per run; the child joins it before exec.
 class CgroupUnit final : public Unit {
  public:
-  CgroupUnit(CgroupLeaf leaf, CgroupLeafPool* pool) : leaf_(std::move(leaf)), pool_(pool) {}
+  // A reused leaf's cpu.stat counts earlier runs too: keep where it started.
+  CgroupUnit(CgroupLeaf leaf, CgroupLeafPool* pool)
+      : leaf_(std::move(leaf)), pool_(pool), cpu_base_(leaf_.cpu_seconds().value_or(0)) {}
   UnitKind kind() const override { return UnitKind::cgroup; }
   void prepare(SpawnRequest& request) override {
     Unit::prepare(request);
@@ -76,7 +78,7 @@ class CgroupUnit final : public Unit {
   int event_fd() const override { return leaf_.events_fd(); }
   double cpu_seconds() const override {
     auto seconds = leaf_.cpu_seconds();
-    return seconds ? *seconds : Unit::cpu_seconds();
+    return seconds ? *seconds - cpu_base_ : Unit::cpu_seconds();
   }
   std::string describe() const override { return "cgroup " + leaf_.path(); }
   void release() override {
@@ -94,6 +96,7 @@ class CgroupUnit final : public Unit {
  private:
   CgroupLeaf leaf_;
   CgroupLeafPool* pool_;
+  double cpu_base_ = 0;
   bool seen_empty_ = false;
   bool released_ = false;
 };

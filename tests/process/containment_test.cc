@@ -17,8 +17,13 @@ using testing::background_recording_pid;
 using testing::cancelling;
 using testing::read_pids;
 using testing::ReadyFifo;
-using testing::shell;
 using testing::TempDir;
+
+// These tests are about the supervisor and its units, not confinement: the
+// host profile, so a command sees the test's fifos and files.
+Command shell(const std::string& script) {
+  return Command{{"/bin/sh", "-c", script}, Hardening::host()};
+}
 
 class Containment : public ::testing::TestWithParam<UnitKind> {
  protected:

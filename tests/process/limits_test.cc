@@ -190,6 +190,8 @@ TEST(Limits, HalfACpuHalvesABusyLoop) {
   double half = share(ResourceLimits{{}, {}, 0.5});
   double full = share(ResourceLimits{});
   EXPECT_LT(half, 0.65) << "limited " << half << " unlimited " << full;
+  // A reused leaf reports only this run's CPU (not the runs before it).
+  EXPECT_LT(full, 1.05) << "unlimited " << full;
   // Only meaningful when the loop could get most of a core unlimited.
   if (full > 0.8) {
     EXPECT_LT(half / full, 0.75) << "limited " << half << " unlimited " << full;

@@ -16,8 +16,13 @@ using testing::alive;
 using testing::cancelling;
 using testing::eventually;
 using testing::ReadyFifo;
-using testing::shell;
 using testing::TempDir;
+
+// These tests are about the supervisor and its units, not confinement: the
+// host profile, so a command sees the test's fifos and files.
+Command shell(const std::string& script) {
+  return Command{{"/bin/sh", "-c", script}, Hardening::host()};
+}
 
 TEST(SupervisorAdmission, SecondConcurrentCallIsBusyAtOnce) {
   TempDir dir;
@@ -128,7 +133,7 @@ TEST(SupervisorAdmission, ExecFailureInsideTheChildIsUnavailable) {
     options.unit = unit;
     Supervisor supervisor(options);
     try {
-      supervisor.run(Command{{path}, {}});
+      supervisor.run(Command{{path}, Hardening::host()});
       FAIL() << to_string(unit);
     } catch (const SetupError& e) {
       EXPECT_EQ(e.code(), FailureCode::unavailable) << to_string(unit);
@@ -253,7 +258,7 @@ TEST(SupervisorStatus, IsSafeUnderConcurrentRuns) {
   std::thread reader([&] {
     while (!done) (void)supervisor.status();
   });
-  for (int i = 0; i < 20; ++i) supervisor.run(Command{{"/bin/true"}, {}});
+  for (int i = 0; i < 20; ++i) supervisor.run(Command{{"/bin/true"}, Hardening::host()});
   done = true;
   reader.join();
   EXPECT_EQ(supervisor.status().runs_started, 20u);
