@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -446,10 +447,18 @@ bool all_empty(const std::string& dir, const std::vector<std::string>& leaves) {
   return true;
 }
 
+bool populated(const std::string& dir) {
+  return read_small_file(dir + "/cgroup.events").find("populated 1") != std::string::npos;
+}
+
 bool sweep_one(const std::string& dir) {
   auto leaves = subdirectories(dir);
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   bool v2 = exists(dir + "/cgroup.kill");
+  // Processes we cannot see (another pid namespace's) are not listed: a
+  // populated v2 directory that lists none belongs to a supervisor outside
+  // our pid namespace, whose pid only looks dead from here. Leave it.
+  if (v2 && populated(dir) && all_empty(dir, leaves)) return false;
   while (!all_empty(dir, leaves)) {
     if (std::chrono::steady_clock::now() > until) return false;
     if (v2) {
@@ -471,6 +480,13 @@ bool sweep_one(const std::string& dir) {
 std::size_t sweep_stale_cgroups(bool force) {
   static std::atomic<bool> swept{false};
   if (!force && swept.exchange(true)) return 0;
+  // Pids in directory names are only comparable with /proc when /proc is
+  // our own pid namespace's.
+  char self[32];
+  ssize_t n = ::readlink("/proc/self", self, sizeof self - 1);
+  if (n <= 0 || std::string_view(self, static_cast<std::size_t>(n)) != std::to_string(::getpid())) {
+    return 0;
+  }
   std::vector<std::string> bases;
   if (auto own = own_cgroup2_directory()) bases.push_back(*own);
   for (const char* controller : kControllerNames)
