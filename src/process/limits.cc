@@ -205,7 +205,16 @@ std::string LimitLeaf::describe() const {
 
 LimitCgroups::LimitCgroups(int slots, V2Controllers v2) : slots_(slots), v2_(v2) {
   for (int i = 0; i < 3; ++i) {
-    if (auto own = own_cgroup_v1_directory(kControllerNames[i])) v1_[i] = V1Hierarchy{*own};
+    if (v2_has(static_cast<LimitController>(i))) continue;
+    auto own = own_cgroup_v1_directory(kControllerNames[i]);
+    if (!own) continue;
+    // Made now, so protections() reports what a run will really get: a
+    // hierarchy that is mounted but refuses our mkdir is not enforced.
+    std::string path = *own + "/corral-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(next_v1_parent.fetch_add(1));
+    if (::mkdir(path.c_str(), 0755) != 0) continue;
+    v1_[i] = V1Hierarchy{*own};
+    parents_[i] = path;
   }
 }
 
@@ -306,16 +315,7 @@ void LimitCgroups::apply_v2(const std::string& leaf, const ResourceLimits& limit
 }
 
 const std::string& LimitCgroups::parent(LimitController controller) {
-  int i = static_cast<int>(controller);
-  if (parents_[i].empty()) {
-    std::string path = v1_[i]->own + "/corral-" + std::to_string(::getpid()) + "-" +
-                       std::to_string(next_v1_parent.fetch_add(1));
-    if (::mkdir(path.c_str(), 0755) != 0) {
-      throw std::system_error(errno, std::generic_category(), "mkdir " + path);
-    }
-    parents_[i] = path;
-  }
-  return parents_[i];
+  return parents_[static_cast<int>(controller)];
 }
 
 void LimitCgroups::write_limits(LimitLeaf& leaf, const ResourceLimits& limits) const {

@@ -75,7 +75,8 @@ class LimitLeaf {
 // LimitCgroups: one supervisor's v1 limit directories and its free list.
 class LimitCgroups {
  public:
-  // Probes the v1 hierarchies (nothing is created until a run needs one).
+  // Probes the v1 hierarchies for the controllers v2 lacks and creates the
+  // per-supervisor directory in each (one that refuses it is not used).
   LimitCgroups(int slots, V2Controllers v2);
   ~LimitCgroups();
   LimitCgroups(const LimitCgroups&) = delete;
@@ -112,7 +113,7 @@ class LimitCgroups {
   int slots_;
   V2Controllers v2_;
   std::array<std::optional<V1Hierarchy>, 3> v1_;
-  std::array<std::string, 3> parents_;  // created on first use
+  std::array<std::string, 3> parents_;  // created by the constructor
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<LimitLeaf>> free_;
 };
