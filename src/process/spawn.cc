@@ -7,12 +7,18 @@
 #include "process/spawn.hpp"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -25,6 +31,8 @@
 #include <cstring>
 #include <set>
 #include <vector>
+
+#include "process/confine.hpp"
 
 extern char** environ;
 
@@ -43,8 +51,12 @@ enum Stage : int {
   kStageStdio,
   kStageExec,
   kStageInit,
+  kStageLimitCgroup,
+  kStageNamespace,
+  kStageIdentity,
+  kStageSeccomp,
 };
-constexpr std::array<const char*, 8> kStageNames = {
+constexpr std::array<const char*, 12> kStageNames = {
     "join cgroup",
     "new process group",
     "new network namespace",
@@ -53,6 +65,10 @@ constexpr std::array<const char*, 8> kStageNames = {
     "wire stdio",
     "exec",
     "start pid namespace init",
+    "join limit cgroup",
+    "set up namespaces",
+    "drop privileges",
+    "load seccomp filter",
 };
 
 struct ChildRecord {
@@ -79,13 +95,29 @@ struct ChildPlan {
   const char* path = nullptr;
   char* const* argv = nullptr;
   char* const* envp = nullptr;
-  int null_fd = -1;
+  int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
   int error_fd = -1;
   int cgroup_procs_fd = -1;
-  bool new_process_group = false;
-  bool new_network_namespace = false;
+  std::array<int, 3> limit_procs_fds{-1, -1, -1};
+  bool new_network_namespace = false;  // unshare it in command_main (no user/pid namespace)
+  // Confined start (fork-mode clone into new namespaces): the child waits for
+  // one byte on sync_read (the parent has then joined it to its cgroups and
+  // written its id maps), sets up, and becomes the init or the command.
+  bool use_init = false;
+  int sync_read = -1;
+  int sync_write = -1;
+  bool cgroup_namespace = false;
+  bool uts_namespace = false;
+  bool loopback_up = false;
+  struct ifreq loopback {};
+  bool drop_identity = false;  // in the user namespace: to uid/gid, no capabilities
+  bool drop_groups = false;
+  unsigned uid = 0;
+  unsigned gid = 0;
+  bool no_new_privs = false;
+  const struct sock_fprog* seccomp = nullptr;
   const char* working_directory = nullptr;
   int rlimit_count = 0;
   std::array<ChildRlimit, 4> rlimits{};
@@ -115,9 +147,13 @@ CORRAL_CHILD_CODE int command_main(void* arg) {
   if (plan.cgroup_procs_fd >= 0 && ::syscall(SYS_write, plan.cgroup_procs_fd, "0", 1) < 0) {
     child_fail(plan, kStageCgroup, errno);
   }
-  if (plan.new_process_group && ::syscall(SYS_setpgid, 0, 0) < 0) {
-    child_fail(plan, kStageProcessGroup, errno);
+  for (int fd : plan.limit_procs_fds) {
+    if (fd >= 0 && ::syscall(SYS_write, fd, "0", 1) < 0) child_fail(plan, kStageLimitCgroup, errno);
   }
+  // A new session: no controlling terminal, and the process group (whose id
+  // is the leader's pid) the process-group unit signals. EPERM: already a
+  // session leader (confined_main made it one).
+  if (::syscall(SYS_setsid) < 0 && errno != EPERM) child_fail(plan, kStageProcessGroup, errno);
   ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (plan.new_network_namespace && ::syscall(SYS_unshare, CLONE_NEWNET) < 0) {
     child_fail(plan, kStageNetwork, errno);
@@ -131,13 +167,20 @@ CORRAL_CHILD_CODE int command_main(void* arg) {
   if (plan.working_directory != nullptr && ::syscall(SYS_chdir, plan.working_directory) < 0) {
     child_fail(plan, kStageChdir, errno);
   }
-  if (::syscall(SYS_dup3, plan.null_fd, 0, 0) < 0 ||
+  if (::syscall(SYS_dup3, plan.stdin_fd, 0, 0) < 0 ||
       ::syscall(SYS_dup3, plan.stdout_fd, 1, 0) < 0 ||
       ::syscall(SYS_dup3, plan.stderr_fd, 2, 0) < 0) {
     child_fail(plan, kStageStdio, errno);
   }
   // Nothing else the supervisor holds may reach the command.
   ::syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (plan.no_new_privs && ::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+    child_fail(plan, kStageIdentity, errno);
+  }
+  if (plan.seccomp != nullptr &&
+      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, plan.seccomp) < 0) {
+    child_fail(plan, kStageSeccomp, errno);
+  }
   ::syscall(SYS_execve, plan.path, plan.argv, plan.envp);
   child_fail(plan, kStageExec, errno);
 }
@@ -174,6 +217,64 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
       }
     }
   }
+}
+
+// The first child of a confined start (fork-mode clone into its new user,
+// pid, ipc, uts and network namespaces): wait for the parent, finish the
+// namespaces, drop to the mapped ids with no capabilities, then become the
+// pid namespace's init or exec the command.
+[[noreturn]] CORRAL_CHILD_CODE void confined_main(ChildPlan& plan) {
+  ::syscall(SYS_close, plan.sync_write);
+  ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // EOF instead of the byte: the parent died (perhaps before the death
+  // signal was armed) or gave up on us.
+  char go = 0;
+  long got;
+  do {
+    got = ::syscall(SYS_read, plan.sync_read, &go, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) ::syscall(SYS_exit_group, 127);
+  ::syscall(SYS_close, plan.sync_read);
+  if (::syscall(SYS_setsid) < 0) child_fail(plan, kStageProcessGroup, errno);
+  // After the parent moved us into the unit's leaf: the namespace's root is
+  // the leaf.
+  if (plan.cgroup_namespace && ::syscall(SYS_unshare, CLONE_NEWCGROUP) < 0) {
+    child_fail(plan, kStageNamespace, errno);
+  }
+  if (plan.uts_namespace && ::syscall(SYS_sethostname, "corral", 6) < 0) {
+    child_fail(plan, kStageNamespace, errno);
+  }
+  if (plan.loopback_up) {
+    long sock = ::syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) child_fail(plan, kStageNetwork, errno);
+    if (::syscall(SYS_ioctl, sock, SIOCSIFFLAGS, &plan.loopback) < 0) {
+      child_fail(plan, kStageNetwork, errno);
+    }
+    ::syscall(SYS_close, sock);
+  }
+  if (plan.drop_identity) {
+    for (int cap = 0; cap <= 63; ++cap) {
+      if (::syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
+        child_fail(plan, kStageIdentity, errno);
+      }
+    }
+    ::syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    if (plan.drop_groups && ::syscall(SYS_setgroups, 0, nullptr) < 0) {
+      child_fail(plan, kStageIdentity, errno);
+    }
+    if (::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) < 0 ||
+        ::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) < 0) {
+      child_fail(plan, kStageIdentity, errno);
+    }
+    struct __user_cap_header_struct header {
+      _LINUX_CAPABILITY_VERSION_3, 0
+    };
+    struct __user_cap_data_struct data[2] = {};
+    if (::syscall(SYS_capset, &header, data) < 0) child_fail(plan, kStageIdentity, errno);
+  }
+  if (plan.use_init) init_main(plan);
+  command_main(&plan);
+  __builtin_unreachable();
 }
 
 CORRAL_CHILD_CODE int probe_main(void*) {
@@ -219,26 +320,89 @@ bool is_executable_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
+constexpr const char* kDefaultPath = "PATH=/usr/local/bin:/usr/bin:/bin";
+
+bool is_corral_variable(std::string_view name) { return name.rfind("CORRAL_", 0) == 0; }
+
+// The command's environment (see Hardening::environment_allow): never any
+// CORRAL_* variable.
 std::vector<std::string> build_environment(const Hardening& hardening) {
   std::vector<std::string> out;
   std::set<std::string> overridden;
   for (const auto& [name, value] : hardening.environment_set) overridden.insert(name);
   auto keep = [&](std::string_view name) {
-    if (overridden.count(std::string(name)) != 0) return false;
+    if (is_corral_variable(name) || overridden.count(std::string(name)) != 0) return false;
     if (!hardening.environment_allow) return true;
     for (const auto& allowed : *hardening.environment_allow) {
       if (allowed == name) return true;
     }
     return false;
   };
+  bool has_path = false;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view text(*entry);
     auto eq = text.find('=');
     if (eq == std::string_view::npos) continue;
-    if (keep(text.substr(0, eq))) out.emplace_back(text);
+    if (keep(text.substr(0, eq))) {
+      out.emplace_back(text);
+      has_path = has_path || text.substr(0, eq) == "PATH";
+    }
   }
-  for (const auto& [name, value] : hardening.environment_set) out.push_back(name + "=" + value);
+  for (const auto& [name, value] : hardening.environment_set) {
+    if (is_corral_variable(name)) continue;
+    out.push_back(name + "=" + value);
+    has_path = has_path || name == "PATH";
+  }
+  if (!has_path && hardening.environment_allow) out.emplace_back(kDefaultPath);
   return out;
+}
+
+void write_proc_file(const std::string& path, const std::string& text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd) throw SpawnError(errno_message("open " + path, errno));
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    throw SpawnError(errno_message("write " + path, errno));
+  }
+}
+
+// The parts of a command's confinement this start applies (what the host
+// lacks left out; with `strict`, a SpawnError instead).
+struct Applied {
+  bool user_namespace = false;
+  bool pid_namespace = false;
+  bool network_namespace = false;
+  bool seccomp = false;
+  unsigned uid = 0;
+  unsigned gid = 0;
+};
+
+Applied plan_confinement(const Hardening& hardening) {
+  const Confinement& c = hardening.confinement;
+  const ConfinementSupport& support = confinement_support();
+  Applied applied;
+  std::string missing;
+  auto want = [&](bool requested, bool available, const char* name) {
+    if (requested && !available) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    return requested && available;
+  };
+  applied.user_namespace = want(c.user_namespace, support.user_namespace, "user_namespace");
+  applied.pid_namespace = want(c.pid_namespace, support.pid_namespace, "pid_namespace");
+  applied.network_namespace =
+      want(!c.network || hardening.new_network_namespace, support.network_namespace, "network");
+  applied.seccomp = want(c.seccomp, support.seccomp, "seccomp");
+  want(c.filesystem != FilesystemView::host, false, "filesystem");
+  if (c.strict && !missing.empty()) {
+    throw SpawnError("strict confinement: not enforceable on this host: " + missing);
+  }
+  if (applied.user_namespace) {
+    const bool root = ::geteuid() == 0;
+    applied.uid = c.uid.value_or(root ? 65534U : ::geteuid());
+    applied.gid = c.gid.value_or(root ? 65534U : ::getegid());
+    if (!root && (applied.uid != ::geteuid() || applied.gid != ::getegid())) {
+      throw SpawnError("confinement: a non-root supervisor can only map its own uid and gid");
+    }
+  }
+  return applied;
 }
 
 void add_rlimit(ChildPlan& plan, int resource, const std::optional<std::uint64_t>& value) {
@@ -290,19 +454,15 @@ std::string resolve_executable(const Command& command) {
 }
 
 Spawned spawn(const Command& command, const std::string& executable, const SpawnRequest& request) {
+  const Hardening& hardening = command.hardening;
+  const Applied applied = plan_confinement(hardening);
   std::vector<char*> argv;
   for (const auto& arg : command.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
-  std::vector<std::string> environment;
+  std::vector<std::string> environment = build_environment(hardening);
   std::vector<char*> envp;
-  char* const* envp_data = environ;
-  const Hardening& hardening = command.hardening;
-  if (hardening.environment_allow || !hardening.environment_set.empty()) {
-    environment = build_environment(hardening);
-    for (auto& entry : environment) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-    envp_data = envp.data();
-  }
+  for (auto& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
 
   UniqueFd null_fd = open_null();
   UniqueFd error_read, error_write;
@@ -312,14 +472,11 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   ChildPlan plan;
   plan.path = executable.c_str();
   plan.argv = argv.data();
-  plan.envp = envp_data;
-  plan.null_fd = null_fd.get();
+  plan.envp = envp.data();
+  plan.stdin_fd = request.stdin_fd >= 0 ? request.stdin_fd : null_fd.get();
   plan.stdout_fd = request.stdout_fd;
   plan.stderr_fd = request.stderr_fd;
   plan.error_fd = error_write.get();
-  plan.cgroup_procs_fd = request.cgroup_procs_fd;
-  plan.new_process_group = request.unit == UnitKind::process_group;
-  plan.new_network_namespace = hardening.new_network_namespace;
   plan.working_directory =
       hardening.working_directory ? hardening.working_directory->c_str() : nullptr;
   add_rlimit(plan, RLIMIT_CPU, hardening.rlimits.cpu_seconds);
@@ -327,14 +484,55 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   add_rlimit(plan, RLIMIT_NOFILE, hardening.rlimits.open_files);
   add_rlimit(plan, RLIMIT_NPROC, hardening.rlimits.processes);
   plan.stack_top = stack.top();
+  plan.use_init = request.unit == UnitKind::pid_namespace || applied.pid_namespace;
+  const bool confined_start = plan.use_init || applied.user_namespace;
+  struct sock_fprog seccomp_program {};
+  if (applied.seccomp) {
+    const SeccompProgram& program = command_seccomp_program();
+    seccomp_program.len = static_cast<unsigned short>(program.filter.size());
+    seccomp_program.filter = const_cast<sock_filter*>(program.filter.data());
+    plan.seccomp = &seccomp_program;
+  }
+  plan.no_new_privs = applied.seccomp || applied.user_namespace;
+
+  int clone_flags = SIGCHLD;
+  UniqueFd sync_read, sync_write;
+  if (confined_start) {
+    make_pipe(sync_read, sync_write);
+    plan.sync_read = sync_read.get();
+    plan.sync_write = sync_write.get();
+    if (applied.user_namespace) {
+      clone_flags |= CLONE_NEWUSER;
+      plan.drop_identity = true;
+      plan.drop_groups = ::geteuid() == 0;
+      plan.uid = applied.uid;
+      plan.gid = applied.gid;
+    }
+    if (plan.use_init) clone_flags |= CLONE_NEWPID;
+    if (applied.pid_namespace) {
+      clone_flags |= CLONE_NEWIPC | CLONE_NEWUTS;
+      plan.uts_namespace = true;
+      plan.cgroup_namespace = true;
+    }
+    if (applied.network_namespace) {
+      clone_flags |= CLONE_NEWNET;
+      plan.loopback_up = true;
+      std::strncpy(plan.loopback.ifr_name, "lo", IFNAMSIZ - 1);
+      plan.loopback.ifr_flags = IFF_UP | IFF_RUNNING;
+    }
+  } else {
+    plan.cgroup_procs_fd = request.cgroup_procs_fd;
+    plan.limit_procs_fds = request.limit_cgroup_procs_fds;
+    plan.new_network_namespace = applied.network_namespace;
+  }
 
   pid_t pid = -1;
   int clone_error = 0;
   {
     BlockSignals blocked;
-    if (request.unit == UnitKind::pid_namespace) {
-      pid = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0));
-      if (pid == 0) init_main(plan);
+    if (confined_start) {
+      pid = static_cast<pid_t>(::syscall(SYS_clone, clone_flags, 0, 0, 0, 0));
+      if (pid == 0) confined_main(plan);
     } else {
       pid = ::clone(command_main, plan.stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
     }
@@ -342,6 +540,46 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   }
   if (pid < 0) throw SpawnError(errno_message("clone", clone_error));
   error_write.reset();
+
+  auto kill_child = [&] {
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  };
+  if (confined_start) {
+    // The child waits: join it to its cgroups (before any namespace of its
+    // own is set up), write its id maps, then let it go.
+    sync_read.reset();
+    try {
+      std::string pid_text = std::to_string(pid);
+      std::array<int, 4> procs{request.cgroup_procs_fd, request.limit_cgroup_procs_fds[0],
+                               request.limit_cgroup_procs_fds[1],
+                               request.limit_cgroup_procs_fds[2]};
+      for (int fd : procs) {
+        if (fd < 0) continue;
+        if (::write(fd, pid_text.data(), pid_text.size()) !=
+            static_cast<ssize_t>(pid_text.size())) {
+          throw SpawnError(errno_message("join cgroup " + command.argv[0], errno));
+        }
+      }
+      if (applied.user_namespace) {
+        std::string proc = "/proc/" + pid_text + "/";
+        write_proc_file(proc + "uid_map",
+                        std::to_string(applied.uid) + " " + std::to_string(applied.uid) + " 1\n");
+        if (::geteuid() != 0) write_proc_file(proc + "setgroups", "deny");
+        write_proc_file(proc + "gid_map",
+                        std::to_string(applied.gid) + " " + std::to_string(applied.gid) + " 1\n");
+      }
+      char go = 1;
+      if (::write(sync_write.get(), &go, 1) != 1) {
+        throw SpawnError(errno_message("start " + command.argv[0], errno));
+      }
+      sync_write.reset();
+    } catch (...) {
+      kill_child();
+      throw;
+    }
+  }
 
   ChildRecord record{};
   ssize_t n;
@@ -362,9 +600,7 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   spawned.pidfd = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   if (!spawned.pidfd) {
     int error = errno;
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    kill_child();
     throw SpawnError(errno_message("pidfd_open", error));
   }
   return spawned;

@@ -1,11 +1,45 @@
 // tests/process/confinement_test.cc: the confinement profile, observed from
-// inside hostile commands.
+// inside hostile commands (real kernel, /bin/sh scripts).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "corral/process.hpp"
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "corral/failure.hpp"
+#include "process/confine.hpp"
+#include "process/test_util.hpp"
 
 namespace corral::process {
 namespace {
+
+using testing::alive;
+using testing::read_pids;
+using testing::shell;
+using testing::TempDir;
+
+// A TempDir the mapped uid (65534) may enter and write.
+std::string shared_dir(const TempDir& dir) {
+  ::chmod(dir.path().c_str(), 0777);
+  return dir.path();
+}
+
+int exit_code_of(Supervisor& supervisor, const Command& command) {
+  try {
+    return supervisor.run(command).exit_code().value_or(-1);
+  } catch (const CommandError& e) {
+    return e.execution()->exit_code().value_or(-1);
+  }
+}
 
 TEST(Confinement, DeniesByDefault) {
   const Hardening hardening;
@@ -16,6 +50,221 @@ TEST(Confinement, DeniesByDefault) {
   EXPECT_EQ(hardening.confinement.filesystem, FilesystemView::minimal);
   ASSERT_TRUE(hardening.environment_allow.has_value());
   EXPECT_TRUE(hardening.environment_allow->empty());
+}
+
+TEST(Confinement, EnvironmentNeverCarriesCorralVariables) {
+  ::setenv("CORRAL_AUTH_TOKEN", "secret-token", 1);
+  ::setenv("CONFINEMENT_ALLOWED", "yes", 1);
+  Supervisor supervisor;
+  Command command{{"/usr/bin/env"}, {}};
+  command.hardening.environment_allow =
+      std::vector<std::string>{"CORRAL_AUTH_TOKEN", "CONFINEMENT_ALLOWED"};
+  command.hardening.environment_set = {{"CORRAL_SET", "x"}, {"GREETING", "hi"}};
+  EXPECT_EQ(supervisor.run(command).stdout_text(),
+            "CONFINEMENT_ALLOWED=yes\nGREETING=hi\nPATH=/usr/local/bin:/usr/bin:/bin\n");
+
+  Command inherited{{"/usr/bin/env"}, Hardening::host()};
+  std::string out = supervisor.run(inherited).stdout_text();
+  EXPECT_EQ(out.find("CORRAL_"), std::string::npos) << out;
+  EXPECT_NE(out.find("CONFINEMENT_ALLOWED=yes"), std::string::npos);
+  ::unsetenv("CORRAL_AUTH_TOKEN");
+  ::unsetenv("CONFINEMENT_ALLOWED");
+}
+
+TEST(Confinement, MappedIdentityWithoutCapabilities) {
+  Supervisor supervisor;
+  std::string out =
+      supervisor
+          .run(shell("id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs)' "
+                     "/proc/self/status; hostname"))
+          .stdout_text();
+  EXPECT_EQ(out,
+            "65534\n65534\n65534\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"
+            "CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\ncorral\n");
+}
+
+TEST(Confinement, KillZeroStaysInsideTheCommandsSession) {
+  Supervisor supervisor;
+  for (const Hardening& hardening : {Hardening{}, Hardening::host()}) {
+    Command command = shell("trap 'kill 0' EXIT; kill 0");
+    command.hardening = hardening;
+    exit_code_of(supervisor, command);
+    // The test process is still here; the next run starts normally.
+    EXPECT_EQ(supervisor.run(Command{{"/bin/echo", "next"}, hardening}).stdout_text(), "next\n");
+  }
+  SUCCEED();  // still alive: kill 0 hit only the command's own group
+}
+
+TEST(Confinement, NoControllingTerminal) {
+  Supervisor supervisor;
+  for (const Hardening& hardening : {Hardening{}, Hardening::host()}) {
+    Command command = shell("(exec 3</dev/tty) 2>/dev/null && echo opened || echo refused");
+    command.hardening = hardening;
+    EXPECT_EQ(supervisor.run(command).stdout_text(), "refused\n");
+  }
+}
+
+TEST(Confinement, EscapeSyscallsAreKilledBySigsys) {
+  Supervisor supervisor;
+  // ptrace (101), mount (165), unshare (272), setns (308), bpf (321),
+  // keyctl (250), perf_event_open (298) on x86_64.
+  for (const char* script :
+       {"unshare -r true", "perl -e 'syscall(101, 0, 0, 0, 0)'",
+        "perl -e 'syscall(165, 0, 0, 0, 0, 0)'", "perl -e 'syscall(308, 0, 0)'",
+        "perl -e 'syscall(321, 0, 0, 0)'", "perl -e 'syscall(250, 0, 0)'",
+        "perl -e 'syscall(298, 0, 0, 0, 0, 0)'"}) {
+    EXPECT_EQ(exit_code_of(supervisor, shell(script)), 128 + SIGSYS) << script;
+  }
+  // An ordinary fork still works; so does a plain personality query.
+  EXPECT_EQ(supervisor.run(shell("(true) && perl -e 'syscall(135, 0xffffffff)' && echo ok"))
+                .stdout_text(),
+            "ok\n");
+}
+
+TEST(Confinement, CgroupEscapeFails) {
+  Supervisor supervisor;
+  std::string out =
+      supervisor
+          .run(shell("echo $$ > /sys/fs/cgroup/unified/cgroup.procs 2>/dev/null && echo moved; "
+                     "echo $$ > /sys/fs/cgroup/pids/cgroup.procs 2>/dev/null && echo moved; "
+                     "echo stayed"))
+          .stdout_text();
+  EXPECT_EQ(out, "stayed\n");
+}
+
+TEST(Confinement, KillingTheInitFromInsideChangesNothing) {
+  Supervisor supervisor;
+  Execution e = supervisor.run(shell("echo $PPID; kill -9 $PPID; kill -9 1; echo alive"));
+  EXPECT_EQ(e.stdout_text(), "1\nalive\n");
+  EXPECT_EQ(e.exit_code().value_or(-1), 0);
+}
+
+TEST(Confinement, ShadowAndRootAreUnreadable) {
+  Supervisor supervisor;
+  std::string out = supervisor
+                        .run(shell("cat /etc/shadow >/dev/null 2>&1 && echo shadow; "
+                                   "ls /root >/dev/null 2>&1 && echo root; echo done"))
+                        .stdout_text();
+  EXPECT_EQ(out, "done\n");
+}
+
+TEST(Confinement, SetuidBinaryGainsNothing) {
+  TempDir dir;
+  std::string path = shared_dir(dir) + "/id";
+  std::filesystem::copy_file("/usr/bin/id", path);
+  ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+  ASSERT_EQ(::chmod(path.c_str(), 04755), 0);
+  Supervisor supervisor;
+  EXPECT_EQ(supervisor.run(Command{{path, "-u"}, {}}).stdout_text(), "65534\n");
+  // Even without the user namespace, no_new_privs (seccomp on) keeps euid.
+  Hardening no_userns;
+  no_userns.confinement.user_namespace = false;
+  no_userns.confinement.uid = std::nullopt;
+  Command as_nobody{
+      {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", path, "-u"},
+      no_userns};
+  EXPECT_EQ(supervisor.run(as_nobody).stdout_text(), "65534\n");
+}
+
+TEST(Confinement, NoNetworkReachesAHostListener) {
+  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  std::string port = std::to_string(ntohs(address.sin_port));
+  std::string probe = "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port +
+                      "' 2>/dev/null && echo connected || echo refused";
+  Supervisor supervisor;
+  EXPECT_EQ(supervisor.run(shell(probe)).stdout_text(), "refused\n");
+  EXPECT_EQ(supervisor.run(Command{{"/bin/sh", "-c", probe}, Hardening::host()}).stdout_text(),
+            "connected\n");
+  // Loopback inside is up (its own, empty).
+  EXPECT_EQ(supervisor.run(shell("cat /sys/class/net/lo/operstate; ip -o link 2>/dev/null | wc -l"))
+                .exit_code()
+                .value_or(-1),
+            0);
+  ::close(listener);
+}
+
+TEST(Confinement, DescendantsDieWithTheRun) {
+  TempDir dir;
+  std::string pids = shared_dir(dir) + "/pids";
+  Supervisor supervisor;
+  std::string script = "setsid sh -c '" + std::string("(read p rest </proc/self/stat; echo $p >>") +
+                       pids + "; exec sleep 1000) &' ; " +
+                       testing::background_recording_pid(pids, "sleep 1000") +
+                       " while [ $(wc -l <" + pids +
+                       " 2>/dev/null || echo 0) -lt 2 ]; do :; done;" + " echo started";
+  EXPECT_EQ(supervisor.run(shell(script)).stdout_text(), "started\n");
+  auto recorded = read_pids(pids);
+  ASSERT_EQ(recorded.size(), 2u);
+  for (int pid : recorded) EXPECT_FALSE(alive(pid)) << pid;
+}
+
+TEST(Confinement, SupervisorCrashKillsTheTree) {
+  TempDir dir;
+  std::string pids = shared_dir(dir) + "/pids";
+  testing::ReadyFifo ready(dir);
+  ::chmod(ready.path().c_str(), 0666);
+  pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    Supervisor supervisor;
+    try {
+      supervisor.run(shell(testing::background_recording_pid(pids, "sleep 1000") +
+                           " while [ ! -s " + pids + " ]; do :; done; echo up > " + ready.path() +
+                           "; wait"));
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  ASSERT_TRUE(ready.wait());
+  auto recorded = read_pids(pids);
+  ASSERT_EQ(recorded.size(), 1u);
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, recorded[0], 0));
+  ASSERT_GE(pidfd, 0);
+  ::kill(helper, SIGKILL);
+  int status = 0;
+  ::waitpid(helper, &status, 0);
+  pollfd p{pidfd, POLLIN, 0};
+  EXPECT_EQ(::poll(&p, 1, 10000), 1);
+  ::close(pidfd);
+  EXPECT_FALSE(alive(recorded[0]));
+}
+
+TEST(Confinement, HostProfileStillRuns) {
+  Supervisor supervisor;
+  EXPECT_EQ(supervisor.run(Command{{"/bin/sh", "-c", "id -u"}, Hardening::host()}).stdout_text(),
+            std::to_string(::geteuid()) + "\n");
+}
+
+TEST(Confinement, ProtectionsAreReported) {
+  auto protections = confinement_protections(Hardening{});
+  auto find = [&](const std::string& name) -> const Protection* {
+    for (const auto& p : protections) {
+      if (p.name == name) return &p;
+    }
+    return nullptr;
+  };
+  for (const char* name : {"session", "environment", "user_namespace", "seccomp", "pid_namespace",
+                           "network", "filesystem"}) {
+    ASSERT_NE(find(name), nullptr) << name;
+  }
+  EXPECT_TRUE(find("user_namespace")->enforced);
+  EXPECT_TRUE(find("seccomp")->enforced) << find("seccomp")->detail;
+  EXPECT_TRUE(find("pid_namespace")->enforced);
+  EXPECT_FALSE(find("filesystem")->enforced);  // not implemented yet
+  Hardening strict;
+  strict.confinement.strict = true;
+  Supervisor supervisor;
+  Command command = shell("true");
+  command.hardening = strict;
+  EXPECT_THROW(supervisor.run(command), SetupError);  // the filesystem view is missing
 }
 
 }  // namespace

@@ -18,9 +18,10 @@ std::string own_link(const char* path) {
   return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
 }
 
-TEST(Hardening, OffByDefault) {
+TEST(Hardening, HostProfileKeepsTheHostNetworkAndDirectory) {
   Supervisor supervisor;
-  Execution e = supervisor.run(shell("readlink /proc/self/ns/net; pwd"));
+  Execution e = supervisor.run(
+      Command{{"/bin/sh", "-c", "readlink /proc/self/ns/net; pwd"}, Hardening::host()});
   char cwd[4096];
   ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
   EXPECT_EQ(e.stdout_text(), own_link("/proc/self/ns/net") + "\n" + cwd + "\n");
@@ -81,16 +82,20 @@ TEST(Hardening, CleanEnvironmentKeepsOnlyTheAllowList) {
   std::string expected = std::string("PATH=") + std::getenv("PATH") + "\nGREETING=hi\n";
   EXPECT_EQ(e.stdout_text(), expected);
 
-  Command inherited{{"/usr/bin/env"}, {}};
-  EXPECT_NE(supervisor.run(inherited).stdout_text().find("CORRAL_TEST_SECRET=hunter2"),
-            std::string::npos);
+  // The host profile inherits the environment, but never a CORRAL_* variable.
+  ::setenv("HARDENING_TEST_VISIBLE", "1", 1);
+  Command inherited{{"/usr/bin/env"}, Hardening::host()};
+  std::string out = supervisor.run(inherited).stdout_text();
+  EXPECT_EQ(out.find("CORRAL_TEST_SECRET"), std::string::npos) << out;
+  EXPECT_NE(out.find("HARDENING_TEST_VISIBLE=1"), std::string::npos) << out;
+  ::unsetenv("HARDENING_TEST_VISIBLE");
   ::unsetenv("CORRAL_TEST_SECRET");
 }
 
 TEST(Hardening, FixedWorkingDirectory) {
   TempDir dir;
   Supervisor supervisor;
-  Command command{{"/bin/pwd"}, {}};
+  Command command{{"/bin/pwd"}, Hardening::host()};  // the mapped uid cannot enter a 0700 dir
   command.hardening.working_directory = dir.path();
   EXPECT_EQ(supervisor.run(command).stdout_text(), dir.path() + "\n");
 
