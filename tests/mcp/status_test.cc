@@ -109,6 +109,7 @@ TEST(McpStatus, HeldSlotShowsInStatusMetricsAndTheToolError) {
   auto first = h.start("tools/call", json::object{{"name", "held_spawn"},
                                                   {"arguments", {{"flags", {{"pids", pids}}}}}});
   const std::vector<int> tree_pids = read_pids(pids);
+  std::remove(pids.c_str());
   ASSERT_EQ(tree_pids.size(), 3u);
   json::object r = first->wait().at("result").as_object();
   ASSERT_TRUE(r.at("isError").as_bool());
