@@ -134,6 +134,28 @@ test('slowloris: heads dripped a byte at a time are cut at --header-timeout, pro
 // Opens `count` idle connections (they send nothing) and tracks each: held
 // open by the daemon, or answered (a 503 from the cap or the spare fd) and
 // closed. `settled()` resolves once at most `maxHeld` are still held.
+// Resolves once the waves together hold at most `maxHeld` connections.
+// A wave can settle while some of its connections still wait in the
+// listen backlog (connected as far as the client knows, not yet accepted);
+// the daemon answers those once refusals free descriptors.
+function settledTogether(waves, maxHeld, limitMs) {
+  const held = () => waves.reduce((sum, w) => sum + w.counts().held, 0);
+  return new Promise((resolve, reject) => {
+    const stops = [];
+    const finish = (f) => {
+      clearTimeout(timer);
+      for (const stop of stops) stop();
+      f();
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error(`not settled: ${held()} held`))), limitMs);
+    const check = () => {
+      if (held() <= maxHeld) finish(resolve);
+    };
+    for (const wave of waves) stops.push(wave.listen(check));
+    check();
+  });
+}
+
 function flood(port, count) {
   const sockets = [];
   const statuses = new Map();
@@ -143,7 +165,11 @@ function flood(port, count) {
   let connected = 0;
   const retryAfter = new Set();
   let waiter = null;
-  const check = () => waiter?.();
+  const listeners = new Set();
+  const check = () => {
+    waiter?.();
+    for (const listener of listeners) listener();
+  };
   for (let i = 0; i < count; i++) {
     const socket = net.connect({ port, host: '127.0.0.1' });
     let data = '';
@@ -182,6 +208,11 @@ function flood(port, count) {
     statuses,
     retryAfter,
     counts: () => ({ connected, answered, closedUnanswered, errors, held: held() }),
+    // Calls `listener` on every connect, answer and close (for settledTogether).
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     settled(maxHeld, limitMs) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`not settled: ${JSON.stringify(this.counts())}`)), limitMs);
@@ -239,6 +270,7 @@ test('10,000 connections against a 256-descriptor limit: told 503, probes answer
       // longest wait (1 s) while descriptors are exhausted.
       assert.ok(probe.ms < 2_000, `a probe during wave ${w} took ${ms(probe.ms)}`);
     }
+    await settledTogether(waves, 256, 30_000);
     const totals = { connected: 0, answered: 0, closedUnanswered: 0, errors: 0, held: 0 };
     const statuses = {};
     for (const wave of waves) {
