@@ -87,8 +87,8 @@ struct Rlimits {
 // (`pids.max`, `memory.max`, `cpu.max`) where the supervisor's subtree has
 // the controllers, else the cgroup v1 `pids`, `memory` and `cpu` hierarchies
 // where they are mounted and writable. Where neither exists the limit is not
-// enforced, and Status::confinement says so (`Confinement::strict` makes that
-// a construction error instead).
+// enforced, and Supervisor::protections() says so (`Confinement::strict`
+// makes such a run fail `unavailable` instead).
 struct ResourceLimits {
   std::optional<std::uint64_t> processes = 256;  // tasks (threads included)
   std::optional<std::uint64_t> memory_bytes;     // RAM (+ swap where accounted)
@@ -98,6 +98,8 @@ struct ResourceLimits {
 };
 
 // FilesystemView: the mount namespace a confined command starts in.
+// NOT IMPLEMENTED YET: every view runs as `host` today; protections() reports
+// the filesystem unenforced and `strict` refuses (issue 15, docs/security.md).
 //   host:           the supervisor's own (no mount namespace).
 //   host_read_only: the host root, recursively read-only, with `binds` on top.
 //   minimal:        an empty root holding only the system directories that
@@ -123,8 +125,9 @@ struct Bind {
 // Confinement: what a command can reach, enforced by the kernel. Deny by
 // default: a default-constructed Confinement is the fully confined profile.
 // Each protection that this host cannot provide is left out and named in
-// Status::confinement, unless `strict` is set (then the Supervisor refuses to
-// start, `unavailable`).
+// Supervisor::protections(), unless `strict` is set (then the run fails
+// `unavailable` without starting). Without a user namespace (a chroot, a
+// policy that forbids one) a root supervisor's command keeps root's ids.
 struct Confinement {
   // A user namespace whose only mapped ids are `uid`/`gid` (default: 65534
   // when the supervisor is root, the supervisor's own ids otherwise); every
