@@ -17,6 +17,14 @@ std::unique_ptr<Binding> bind_fixture(BindOptions options = {}) {
   CLI::App app{"fixture"};
   testing::FixtureValues values;
   testing::build_fixture_app(app, values);
+#if defined(__SANITIZE_ADDRESS__)
+  // The fixture is an AddressSanitizer binary too, and its runtime hangs
+  // under the confined profile (seen at 7f29f2c: the call never returned;
+  // not yet understood, likely its start-up vs the seccomp filter or the
+  // user namespace). These tests are about the CLI11 tree, so the sanitizer
+  // build runs the fixture on the host profile.
+  if (!options.confinement) options.confinement = process::Confinement::none();
+#endif
   return Binding::bind(tree_from_cli11(app, CORRAL_TEST_CLI11_FIXTURE), options);
 }
 
