@@ -162,6 +162,14 @@ class JsonWriter {
   JsonStatus write_array(v8::Local<v8::Array> array, const std::string& path, int depth) {
     out_.push_back('[');
     const uint32_t length = array->Length();
+    // Every element costs at least two bytes of JSON (a digit or "null", and
+    // a comma), so a long array (sparse ones cost nothing in the heap) that
+    // cannot fit is refused by its length, before billions of holes are
+    // walked one Get() at a time.
+    if (length > 0 && out_.size() + 2 * std::size_t{length} > bounds_.max_bytes) {
+      const std::size_t fits = bounds_.max_bytes > out_.size() ? (bounds_.max_bytes - out_.size()) / 2 : 0;
+      return too_large(path + "[" + std::to_string(std::min<std::size_t>(fits, length - 1)) + "]");
+    }
     for (uint32_t i = 0; i < length; ++i) {
       if (const JsonStatus status = check_progress(path, i, true); status != JsonStatus::ok) {
         return status;
