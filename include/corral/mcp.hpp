@@ -62,13 +62,23 @@ struct Upstream {
   // it. Never any CORRAL_* variable (parse_upstreams refuses one).
   std::vector<std::string> env_allow;
   std::map<std::string, std::string> env_set;
+  // What a stdio server can reach besides its environment, deny by default:
+  // the bound commands' confined profile (user namespace mapping it to uid
+  // 65534 when corral is root, no capabilities, no_new_privs, seccomp, pid,
+  // network and mount namespaces, the limits; docs/commands.md). It runs in
+  // a containment unit of its own (cgroup leaf, else pid namespace, else
+  // process group) that closing the upstream, a restart or corral's death
+  // empties. Confinement::none() is the host profile.
+  process::Confinement confinement;
 };
 
 // Parses the upstream setting: a JSON object
-// {"NAME": {"command": ["argv", ...], "env": {"allow": [..], "set": {..}}}
+// {"NAME": {"command": ["argv", ...], "env": {"allow": [..], "set": {..}},
+//           "confinement": "confined" | "host" | {..manifest fields..}}
 //        | {"url": "http://..", "headers": {..}}}
-// (or the path of a file holding one). Throws std::invalid_argument naming
-// the bad entry.
+// (or the path of a file holding one). Strict: unknown keys, wrong types,
+// relative bind paths and a key given twice are refused. Throws
+// std::invalid_argument naming the bad entry and field.
 std::vector<Upstream> parse_upstreams(const std::string& text);
 
 // LogLevel / Logger: what the host logs (never stdout in stdio mode).

@@ -1101,6 +1101,14 @@ json::object Service::Impl::status() const {
       o["since_seconds"] = seconds_since(u.since);
     }
     if (u.next_attempt) o["next_attempt"] = rfc3339(*u.next_attempt);
+    if (!u.unit.empty()) {
+      o["unit"] = u.unit;
+      json::array protections;
+      for (const process::Protection& p : u.protections)
+        protections.push_back(
+            json::object{{"name", p.name}, {"enforced", p.enforced}, {"detail", p.detail}});
+      o["protections"] = std::move(protections);
+    }
     upstreams.push_back(std::move(o));
   }
   return json::object{{"commands", std::move(commands)}, {"upstreams", std::move(upstreams)}};

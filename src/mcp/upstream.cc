@@ -7,9 +7,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/connect.hpp>
@@ -28,7 +25,10 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "bind/codecs.hpp"
 #include "core/utf8.hpp"
+#include "mcp/confinement.hpp"
+#include "mcp/server_process.hpp"
 #include "mcp/service.hpp"
 
 namespace corral::mcp {
@@ -64,35 +64,19 @@ std::string error_text(const json::object& message) {
 
 bool corral_name(std::string_view name) { return name.starts_with("CORRAL_"); }
 
-// A stdio server's environment (deny by default, mcp.hpp Upstream): the
-// allowed variables of this process, the set ones, PATH by default; never
-// CORRAL_*.
-std::vector<std::string> upstream_environment(const Upstream& upstream) {
-  std::map<std::string, std::string> env;
-  for (const std::string& name : upstream.env_allow) {
-    if (corral_name(name)) continue;
-    if (const char* value = ::getenv(name.c_str())) env[name] = value;
-  }
-  for (const auto& [name, value] : upstream.env_set)
-    if (!corral_name(name)) env[name] = value;
-  env.emplace("PATH", "/usr/local/bin:/usr/bin:/bin");
-  std::vector<std::string> out;
-  for (const auto& [name, value] : env) out.push_back(name + "=" + value);
-  return out;
-}
-
 // StdioUpstream: a child process speaking MCP on its stdin and stdout.
 class StdioUpstream : public UpstreamClient {
  public:
   using Reply = std::function<void(std::optional<json::object> message, std::string error)>;
 
-  StdioUpstream(const Upstream& upstream, Logger logger, std::function<void()> on_end = {})
+  // Starts the server (confined, in a unit of its own: server_process.hpp)
+  // from the calling thread, whose exit kills the server's init (its
+  // parent-death signal follows the thread that cloned it): a thread that
+  // outlives the server. Throws what failed to start.
+  StdioUpstream(const Upstream& upstream, std::shared_ptr<ServerContainment> containment,
+                Logger logger, std::function<void()> on_end = {})
       : logger_(std::move(logger)), on_end_(std::move(on_end)) {
     name_ = upstream.name;
-    const std::vector<std::string> env = upstream_environment(upstream);
-    std::vector<char*> envp;
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0)
       throw std::runtime_error("pipe: " + std::string(strerror(errno)));
@@ -105,38 +89,20 @@ class StdioUpstream : public UpstreamClient {
       for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
       throw std::runtime_error("pipe: " + std::string(strerror(errno)));
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) sigaddset(&defaults, s);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    std::vector<char*> argv;
-    for (const auto& a : upstream.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int rc = posix_spawnp(&pid_, argv[0], &actions, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    ::close(in[0]);
-    ::close(out[1]);
     to_child_ = in[1];
     from_child_ = out[0];
-    if (rc != 0) {
-      pid_ = 0;
+    try {
+      process_ =
+          std::make_unique<ServerProcess>(std::move(containment), upstream.command, in[0], out[1]);
+    } catch (const std::exception& e) {
+      ::close(in[0]);
+      ::close(out[1]);
       close();
-      throw std::runtime_error("cannot start " + upstream.command[0] + ": " + strerror(rc));
+      throw std::runtime_error("cannot start " + upstream.command[0] + ": " + e.what());
     }
-    // Held from spawn to reap: signals go to this process and no other even
-    // if its pid is reused, and a daemon's orphan reaper leaves it alone
-    // (src/process/orphans.hpp).
-    pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+    ::close(in[0]);
+    ::close(out[1]);
+    pid_ = process_->pid();
     reader_ = std::thread([this] { read_loop(); });
   }
 
@@ -213,27 +179,15 @@ class StdioUpstream : public UpstreamClient {
       if (to_child_ >= 0) ::close(to_child_);
       to_child_ = -1;
     }
-    if (pid_ > 0) {
-      // The server gets SIGTERM, and SIGKILL if it is still there 2 s later.
-      if (pidfd_ >= 0) {
-        ::syscall(SYS_pidfd_send_signal, pidfd_, SIGTERM, nullptr, 0);
-        pollfd p{pidfd_, POLLIN, 0};
-        if (::poll(&p, 1, 2000) == 0) ::syscall(SYS_pidfd_send_signal, pidfd_, SIGKILL, nullptr, 0);
-      } else {
-        ::kill(pid_, SIGKILL);
-      }
-      int status = 0;
-      pid_t reaped;
-      while ((reaped = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-      }
-      if (reaped == pid_) {
+    if (process_) {
+      // Its whole tree gets SIGTERM, and SIGKILL if anything is still there
+      // 2 s later; the unit is empty when this returns.
+      const std::string exit = process_->stop(std::chrono::seconds(2));
+      {
         std::lock_guard lock(mutex_);
-        exit_ = WIFEXITED(status)     ? "exit " + std::to_string(WEXITSTATUS(status))
-                : WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                      : "status " + std::to_string(status);
+        exit_ = exit;
       }
-      if (pidfd_ >= 0) ::close(pidfd_);
-      pidfd_ = -1;
+      process_.reset();
       pid_ = 0;
     }
     if (stop_[1] >= 0) {
@@ -248,7 +202,7 @@ class StdioUpstream : public UpstreamClient {
     fail_pending("the upstream server " + name_ + " was closed");
   }
 
-  int pid() const noexcept { return pid_; }
+  int pid() const noexcept { return pid_.load(); }
   bool ended() {
     std::lock_guard lock(mutex_);
     return ended_;
@@ -397,8 +351,8 @@ class StdioUpstream : public UpstreamClient {
   Logger logger_;
   std::function<void()> on_end_;
   std::string exit_;
-  pid_t pid_ = 0;
-  int pidfd_ = -1;
+  std::unique_ptr<ServerProcess> process_;
+  std::atomic<pid_t> pid_{0};
   int to_child_ = -1;
   int from_child_ = -1;
   int stop_[2] = {-1, -1};
@@ -447,16 +401,20 @@ class RestartingUpstream : public UpstreamClient {
         timeout_(timeout),
         logger_(std::move(logger)),
         backoff_min_(backoff_min),
-        backoff_max_(backoff_max) {
+        backoff_max_(backoff_max),
+        containment_(std::make_shared<ServerContainment>(upstream_hardening(upstream_))) {
     name_ = upstream_.name;
-    std::uint64_t generation = 0;
-    auto client = start_one(generation);  // throws: the service does not start
-    tools_ = client->tools();
-    {
-      std::lock_guard lock(mutex_);
-      adopt(std::move(client), generation);
+    // Every start happens on the monitor thread (see StdioUpstream), the
+    // first one too; its failure stops the service's start.
+    std::promise<void> first;
+    std::future<void> started = first.get_future();
+    monitor_ = std::thread([this, &first] { monitor(first); });
+    try {
+      started.get();
+    } catch (...) {
+      monitor_.join();
+      throw;
     }
-    monitor_ = std::thread([this] { monitor(); });
   }
   ~RestartingUpstream() override { close(); }
 
@@ -503,6 +461,8 @@ class RestartingUpstream : public UpstreamClient {
     s.since = since_;
     s.next_attempt = next_attempt_;
     s.tools = tools_.size();
+    s.unit = std::string(process::to_string(containment_->unit()));
+    s.protections = containment_->protections();
     return s;
   }
 
@@ -512,14 +472,13 @@ class RestartingUpstream : public UpstreamClient {
       std::lock_guard lock(mutex_);
       if (stopping_ && !monitor_.joinable() && !current_) return;
       stopping_ = true;
+      client = std::move(current_);
       wake_.notify_all();
     }
-    if (monitor_.joinable() && monitor_.get_id() != std::this_thread::get_id()) monitor_.join();
-    {
-      std::lock_guard lock(mutex_);
-      client = std::move(current_);
-    }
+    // The server first, while the monitor thread (its init's parent) lives:
+    // SIGTERM, then SIGKILL, to the whole tree.
     if (client) client->close();
+    if (monitor_.joinable() && monitor_.get_id() != std::this_thread::get_id()) monitor_.join();
   }
 
  private:
@@ -531,7 +490,7 @@ class RestartingUpstream : public UpstreamClient {
       generation = ++generation_;
     }
     const std::uint64_t g = generation;
-    auto client = std::make_shared<StdioUpstream>(upstream_, logger_, [this, g] {
+    auto client = std::make_shared<StdioUpstream>(upstream_, containment_, logger_, [this, g] {
       std::lock_guard lock(mutex_);
       if (g == live_) {
         dead_ = true;
@@ -568,7 +527,20 @@ class RestartingUpstream : public UpstreamClient {
     }
   }
 
-  void monitor() noexcept {
+  // The monitor thread: the first start (its outcome to `first`), then one
+  // restart per exit until close().
+  void monitor(std::promise<void>& first) noexcept {
+    try {
+      std::uint64_t generation = 0;
+      auto client = start_one(generation);
+      std::lock_guard lock(mutex_);
+      tools_ = client->tools();
+      adopt(std::move(client), generation);
+    } catch (...) {
+      first.set_exception(std::current_exception());
+      return;
+    }
+    first.set_value();
     int failures = 0;  // attempts in a row that did not come up
     std::unique_lock lock(mutex_);
     while (!stopping_) {
@@ -652,6 +624,7 @@ class RestartingUpstream : public UpstreamClient {
   std::string last_exit_;
   std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> next_attempt_;
+  std::shared_ptr<ServerContainment> containment_;
   std::thread monitor_;
 };
 
@@ -907,6 +880,11 @@ std::vector<Upstream> parse_upstreams(const std::string& setting) {
     s << in.rdbuf();
     text = s.str();
   }
+  try {  // a key given twice, which the parse below would hide
+    bind::check_input_text(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("the upstream setting: ") + e.what());
+  }
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object())
@@ -919,6 +897,7 @@ std::vector<Upstream> parse_upstreams(const std::string& setting) {
     if (!e) throw std::invalid_argument(where + ": must be an object");
     Upstream u;
     u.name = std::string(name);
+    bool has_confinement = false;
     for (const auto& [key, value] : *e) {
       if (key == "command") {
         if (value.is_string()) {
@@ -964,6 +943,9 @@ std::vector<Upstream> parse_upstreams(const std::string& setting) {
           if (corral_name(n))
             throw std::invalid_argument(where + ": env.set names " + n +
                                         "; no CORRAL_* variable reaches an upstream");
+      } else if (key == "confinement") {
+        u.confinement = confinement_from_json(value, where + ": confinement");
+        has_confinement = true;
       } else if (key == "url") {
         if (!value.is_string()) throw std::invalid_argument(where + ": url must be a string");
         u.url = std::string(value.get_string());
@@ -982,6 +964,8 @@ std::vector<Upstream> parse_upstreams(const std::string& setting) {
     }
     if (u.command.empty() == u.url.empty())
       throw std::invalid_argument(where + ": give a command or a url");
+    if (has_confinement && !u.url.empty())
+      throw std::invalid_argument(where + ": confinement applies to a command, not a url");
     out.push_back(std::move(u));
   }
   return out;

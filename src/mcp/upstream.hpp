@@ -13,6 +13,7 @@
 
 #include "core/json.hpp"
 #include "corral/mcp.hpp"
+#include "corral/process.hpp"
 
 namespace corral::mcp {
 
@@ -39,6 +40,11 @@ struct UpstreamStatus {
   std::chrono::steady_clock::time_point since{};  // since when in this state
   std::optional<std::chrono::steady_clock::time_point> next_attempt;
   std::size_t tools = 0;
+  // A stdio server's containment unit kind ("cgroup", "pid_namespace",
+  // "process_group") and what this host enforces of its profile (as a bound
+  // command's Operation::protections); empty for HTTP.
+  std::string unit;
+  std::vector<process::Protection> protections;
 };
 
 // UpstreamClient: one initialized connection. call_tool() may be called

@@ -5,7 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "core/json.hpp"
 
@@ -144,16 +151,23 @@ class Harness {
 // process tree exists, so reading it waits (no sleep) for the call to run.
 class Fifo {
  public:
-  Fifo() {
+  // `any_uid`: writable by every uid (0666 in a 0755 directory), for a
+  // command mapped to another one (65534 in a user namespace).
+  explicit Fifo(bool any_uid = false) {
     char dir[] = "/tmp/corral-mcp-fifo-XXXXXX";
     EXPECT_NE(::mkdtemp(dir), nullptr);
     dir_ = dir;
     path_ = dir_ + "/pids";
     EXPECT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+    if (any_uid) {
+      ::chmod(dir_.c_str(), 0755);
+      ::chmod(path_.c_str(), 0666);
+    }
   }
   ~Fifo() { std::filesystem::remove_all(dir_); }
   Fifo(const Fifo&) = delete;
   Fifo& operator=(const Fifo&) = delete;
+  const std::string& dir() const { return dir_; }
   const std::string& path() const { return path_; }
   // Blocks until the writer wrote and closed.
   std::vector<pid_t> pids() {
@@ -166,6 +180,121 @@ class Fifo {
 
  private:
   std::string dir_, path_;
+};
+
+// A FIFO at `name`.PID: reading it (read_pids) blocks until the command that
+// was given its path wrote its pids and closed it.
+inline std::string fifo(const std::string& name) {
+  const std::string path = name + "." + std::to_string(::getpid());
+  std::remove(path.c_str());
+  EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  return path;
+}
+
+inline std::vector<int> read_pids(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<int> pids;
+  for (int pid; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// True while `pid` names a process that is not a zombie.
+inline bool alive(int pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || line.substr(close + 2, 1) != "Z";
+}
+
+// Can this process create a user namespace? The kernel refuses inside a
+// chroot and where a policy forbids it (tests/process/confinement_test.cc).
+inline bool kernel_allows_user_namespaces() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// WatchFifo: a FIFO any uid may write (0666 in a 0755 directory, for a
+// server mapped to 65534), with its read end open from the start, so that
+// the test sees a writer arrive (`ready`) and, without polling a pid that
+// may be reused, every writer gone (`writers_gone`: the FIFO hangs up once
+// its last writer closed it, which a killed process does).
+class WatchFifo {
+ public:
+  WatchFifo() : fifo_(true) {
+    fd_ = ::open(fifo_.path().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    EXPECT_GE(fd_, 0);
+  }
+  ~WatchFifo() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  WatchFifo(const WatchFifo&) = delete;
+  WatchFifo& operator=(const WatchFifo&) = delete;
+  const std::string& dir() const { return fifo_.dir(); }
+  const std::string& path() const { return fifo_.path(); }
+
+  // Waits (bounded) for a writer's "ready" line.
+  bool ready(std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (text_.find("ready\n") == std::string::npos) {
+      if (!wait_readable(end)) return false;
+      char chunk[256];
+      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n > 0) text_.append(chunk, static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  // Waits (bounded) until no process holds the write end any more.
+  bool writers_gone(std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (true) {
+      if (!wait_readable(end)) return false;
+      char chunk[256];
+      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n == 0) return true;  // end of file: no writer left
+    }
+  }
+
+ private:
+  bool wait_readable(std::chrono::steady_clock::time_point end) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(left.count())) > 0;
+  }
+  Fifo fifo_;
+  int fd_ = -1;
+  std::string text_;
+};
+
+// Listener: a TCP socket listening on 127.0.0.1 (port 0), which a server
+// without the host's network cannot reach.
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~Listener() { ::close(fd_); }
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
 };
 
 // Checks `value` against the flat object schema the command tools publish

@@ -225,9 +225,11 @@ TEST(McpStdio, OutputThatIsNotUtf8ReadsAsReplacementAndTheSessionGoesOn) {
 }
 
 TEST(McpStdio, AnUpstreamAnswerThatIsNotUtf8ReachesTheGuestAsReplacement) {
-  const std::string upstream = R"({"bytes":{"command":["/bin/sh",")" +
-                               std::string(CORRAL_SOURCE_DIR) +
-                               R"(/tests/mcp/fixtures/not_utf8_upstream.sh"]}})";
+  // Confined (the default) with the fixture's folder bound read-only.
+  const std::string fixtures = std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures";
+  const std::string upstream = R"({"bytes":{"command":["/bin/sh",")" + fixtures +
+                               R"(/not_utf8_upstream.sh"],"confinement":{"binds":[")" + fixtures +
+                               R"("]}}})";
   McpProcess p({"--mcp-upstream", upstream, "--max-workers", "1"});
   p.send(
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
@@ -285,6 +287,29 @@ void expect_answered_at_stop(bool by_signal) {
 TEST(McpStdio, ACallInFlightIsAnsweredWhenStdinEnds) { expect_answered_at_stop(false); }
 
 TEST(McpStdio, ACallInFlightIsAnsweredOnSigterm) { expect_answered_at_stop(true); }
+
+// corral's death (SIGKILL: no cleanup of its own) takes a stdio upstream's
+// whole tree with it, a grandchild that double-forked and called setsid
+// included: the server's init dies with the thread that started it, and
+// its pid namespace with it.
+TEST(McpStdio, CorralsDeathKillsAnUpstreamsWholeTree) {
+  corral::mcp::testing::WatchFifo fifo;
+  const std::string fixtures = std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures";
+  const std::string upstream = R"({"confined":{"command":["/bin/bash",")" + fixtures +
+                               R"(/confined_upstream.sh"],"env":{"set":{"PROBE_FIFO":")" +
+                               fifo.path() + R"("}},"confinement":{"binds":[{"source":")" +
+                               fixtures + R"("},{"source":")" + fifo.dir() +
+                               R"(","writable":true}]}}})";
+  McpProcess p({"--mcp-upstream", upstream, "--max-workers", "1"});
+  open_session(p);
+  p.send(call(2, "execute", R"js({"code":"async () => await codemode.confined.spawn({})"})js"));
+  json::object spawned = answer(p, 2);
+  EXPECT_FALSE(spawned.contains("isError")) << json::serialize(spawned);
+  ASSERT_TRUE(fifo.ready()) << "the grandchild never opened the FIFO";
+  p.signal(SIGKILL);
+  p.wait();
+  EXPECT_TRUE(fifo.writers_gone()) << "a process the upstream started outlived corral";
+}
 
 // JSON-RPC ids come back byte for byte: a number too long for a double, a
 // string with escapes; and a call with a long id can be cancelled by it.

@@ -146,21 +146,6 @@ TEST(McpTools, DirectCommandToolsAnswerTheOutputViewOrAnErrorWithTheCode) {
   EXPECT_EQ(failure_of(invalid).at("code").as_string(), "invalid_request");
 }
 
-// A FIFO at `path`: reading it blocks until the command wrote its pids.
-std::string fifo(const std::string& name) {
-  const std::string path = name + "." + std::to_string(::getpid());
-  std::remove(path.c_str());
-  EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
-  return path;
-}
-
-std::vector<int> read_pids(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<int> pids;
-  for (int pid; in >> pid;) pids.push_back(pid);
-  return pids;
-}
-
 TEST(McpTools, BusyCommandsSayTheyAreRetryable) {
   Harness h;
   const std::string dir = ::testing::TempDir();
@@ -181,15 +166,6 @@ TEST(McpTools, BusyCommandsSayTheyAreRetryable) {
   h.session().close();
   for (auto& r : running)
     EXPECT_EQ(failure_of(r->wait().at("result").as_object()).at("code"), "cancelled");
-}
-
-bool alive(int pid) {
-  if (::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || line.substr(close + 2, 1) != "Z";
 }
 
 TEST(McpTools, CancellingACommandCallLeavesNoProcessOfItsTree) {
@@ -399,10 +375,10 @@ TEST(McpTools, BadConfigurationIsRefusedWithAClearError) {
   twice.manifests = {fixture_manifest(), fixture_manifest()};
   EXPECT_THROW(Service::start(std::move(twice), pool), std::invalid_argument);
   Options upstream;
-  upstream.upstreams = {Upstream{"bad-name", {"true"}, "", {}, {}, {}}};
+  upstream.upstreams = {Upstream{"bad-name", {"true"}, "", {}, {}, {}, {}}};
   EXPECT_THROW(Service::start(std::move(upstream), pool), std::invalid_argument);
   Options dead;
-  dead.upstreams = {Upstream{"dead", {"/no/such/program"}, "", {}, {}, {}}};
+  dead.upstreams = {Upstream{"dead", {"/no/such/program"}, "", {}, {}, {}, {}}};
   dead.upstream_timeout = std::chrono::seconds(5);
   EXPECT_THROW(Service::start(std::move(dead), pool), std::runtime_error);
   pool.shutdown(std::chrono::seconds(1));
