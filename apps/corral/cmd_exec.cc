@@ -15,6 +15,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/envelope.hpp"
 #include "core/json.hpp"
 #include "core/units.hpp"
 #include "corral/bind.hpp"
@@ -97,13 +98,9 @@ int run_exec(const ExecFlags& flags) {
   }
 
   if (flags.json) {
-    core::json::object out =
-        outcome.ok()
-            ? core::json::object{{"ok", true},
-                                 {"execution", core::execution_to_object(*outcome.execution)}}
-            : core::json::object{{"ok", false},
-                                 {"failure", core::failure_to_object(*outcome.failure)}};
-    std::cout << core::json::serialize(out) << '\n';
+    std::cout << core::json::serialize(outcome.ok() ? core::result_envelope(*outcome.execution)
+                                                    : core::result_envelope(*outcome.failure))
+              << '\n';
   } else {
     const Execution* execution = outcome.ok()                 ? &*outcome.execution
                                  : outcome.failure->execution ? outcome.failure->execution.get()

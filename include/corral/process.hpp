@@ -97,18 +97,20 @@ struct ResourceLimits {
   friend bool operator==(const ResourceLimits&, const ResourceLimits&) = default;
 };
 
-// FilesystemView: the mount namespace a confined command starts in.
-// NOT IMPLEMENTED YET: every view runs as `host` today; protections() reports
-// the filesystem unenforced and `strict` refuses (issue 15, docs/security.md).
+// FilesystemView: the mount namespace a confined command starts in. Where
+// the supervisor can create none (no user namespace and not root),
+// protections() reports the filesystem unenforced and `strict` refuses.
 //   host:           the supervisor's own (no mount namespace).
 //   host_read_only: the host root, recursively read-only, with `binds` on top.
 //   minimal:        an empty root holding only the system directories that
 //                   exist of /usr, /bin, /sbin, /lib, /lib32, /lib64, /etc
 //                   (read-only), the executable, the working directory
 //                   (read-only unless bound writable) and `binds`.
-// Every view but host also gets a private tmpfs /tmp, a fresh /proc of the
-// command's pid namespace and a /dev with only null, zero, full, random and
-// urandom.
+// Every view but host also gets a private tmpfs /tmp and /dev/shm (each of
+// half limits.memory_bytes, 256 MiB when unset), a fresh /proc of the
+// command's pid namespace (an empty one without a pid namespace) and a
+// read-only /dev with only null, zero, full, random, urandom and the fd,
+// stdin, stdout and stderr links. No bind may name /proc.
 enum class FilesystemView { host, host_read_only, minimal };
 std::string_view to_string(FilesystemView view) noexcept;
 std::optional<FilesystemView> filesystem_view_from_string(std::string_view text) noexcept;
@@ -127,11 +129,16 @@ struct Bind {
 // Each protection that this host cannot provide is left out and named in
 // Supervisor::protections(), unless `strict` is set (then the run fails
 // `unavailable` without starting). Without a user namespace (a chroot, a
-// policy that forbids one) a root supervisor's command keeps root's ids.
+// policy that forbids one) a root supervisor's command still drops to
+// uid/gid (65534 unless set) with no capabilities; a non-root supervisor's
+// keeps its ids.
 struct Confinement {
   // A user namespace whose only mapped ids are `uid`/`gid` (default: 65534
   // when the supervisor is root, the supervisor's own ids otherwise); every
   // capability dropped (bounding and ambient sets too); no_new_privs.
+  // Off (or refused by the kernel), a root supervisor's command runs as the
+  // host ids `uid`/`gid` with no capabilities when they are set (when
+  // refused: 65534 unless set); Confinement::none() sets neither.
   bool user_namespace = true;
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;

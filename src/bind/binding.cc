@@ -52,30 +52,6 @@ std::size_t arg_max() {
   return std::min(limit, kMaxArgTotal);
 }
 
-// The environment strings a command with `hardening` starts with (the
-// process layer's rule: the allowed names that are set, environment_set,
-// PATH by default; never CORRAL_*), for the size check.
-std::vector<std::string> environment_of(const process::Hardening& hardening) {
-  std::vector<std::string> out;
-  auto corral = [](std::string_view name) { return name.rfind("CORRAL_", 0) == 0; };
-  if (!hardening.environment_allow) {
-    for (char** e = environ; *e != nullptr; ++e) {
-      std::string_view entry(*e);
-      if (!corral(entry)) out.emplace_back(entry);
-    }
-  } else {
-    for (const auto& name : *hardening.environment_allow) {
-      if (corral(name) || hardening.environment_set.count(name) != 0) continue;
-      if (const char* value = std::getenv(name.c_str())) out.push_back(name + "=" + value);
-    }
-  }
-  for (const auto& [name, value] : hardening.environment_set) {
-    if (!corral(name)) out.push_back(name + "=" + value);
-  }
-  out.emplace_back("PATH=/usr/local/bin:/usr/bin:/bin");
-  return out;
-}
-
 // BoundFlag: a published flag with its codec.
 struct BoundFlag {
   FlagSpec spec;
@@ -397,7 +373,7 @@ class Binding::Impl {
     // One switch for the network: the confinement's (the older flag follows).
     b.operation.hardening.new_network_namespace = !b.operation.hardening.confinement.network;
     check_binds(where, b.operation.hardening.confinement);
-    b.environment = environment_of(b.operation.hardening);
+    b.environment = process::command_environment(b.operation.hardening);
 
     // Name.
     std::vector<std::string> segments{root_segment_};

@@ -232,6 +232,11 @@ ConfinementSupport probe_support() {
   s.pid_namespace = probe_clone(owner | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS);
   s.network_namespace = probe_clone(owner | CLONE_NEWNET);
   s.seccomp = command_seccomp_program().error.empty() && ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+  if (s.user_namespace || ::geteuid() == 0) {
+    s.filesystem = probe_filesystem_support(s.user_namespace);
+  } else {
+    s.filesystem.detail = "no user namespace, and the supervisor is not root";
+  }
   return s;
 }
 
@@ -262,9 +267,13 @@ std::vector<Protection> confinement_protections(const Hardening& hardening) {
                        " allowed name(s) plus the set ones; never CORRAL_*"});
   }
   if (c.user_namespace) {
-    out.push_back({"user_namespace", s.user_namespace,
-                   s.user_namespace ? "one mapped uid/gid, no capabilities, no_new_privs"
-                                    : "this kernel refuses user namespaces"});
+    out.push_back(
+        {"user_namespace", s.user_namespace,
+         s.user_namespace ? "one mapped uid/gid, no capabilities, no_new_privs"
+         : ::geteuid() == 0
+             ? "this kernel refuses user namespaces: the command runs as host uid " +
+                   std::to_string(c.uid.value_or(65534)) + " with no capabilities"
+             : "this kernel refuses user namespaces: the command keeps the supervisor's uid"});
   }
   if (c.seccomp) {
     const SeccompProgram& program = command_seccomp_program();
@@ -278,9 +287,19 @@ std::vector<Protection> confinement_protections(const Hardening& hardening) {
                                    : "this kernel refuses pid namespaces"});
   }
   if (c.filesystem != FilesystemView::host) {
-    out.push_back({"filesystem", false,
-                   std::string(to_string(c.filesystem)) +
-                       " is not implemented yet: the command sees the host filesystem"});
+    std::string detail = std::string(to_string(c.filesystem)) + " view, " +
+                         std::to_string(c.binds.size()) +
+                         " bind(s), a private /tmp, a minimal /dev";
+    if (!s.filesystem.mount_namespace) {
+      detail = s.filesystem.detail + ": the command sees the host filesystem";
+    } else if (!s.filesystem.fresh_proc) {
+      detail += "; " + s.filesystem.detail;
+    } else if (!c.pid_namespace || !s.pid_namespace) {
+      detail += ", no /proc (no pid namespace of its own)";
+    } else {
+      detail += ", its own /proc";
+    }
+    out.push_back({"filesystem", s.filesystem.mount_namespace, detail});
   }
   if (!c.network || hardening.new_network_namespace) {
     out.push_back({"network", s.network_namespace,

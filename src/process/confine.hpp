@@ -1,6 +1,7 @@
 // src/process/confine.hpp: the confinement profile of one command, as the
 // child applies it between clone and exec (user, pid, network, ipc, uts and
-// cgroup namespaces; capabilities, no_new_privs, seccomp), and what this host
+// cgroup namespaces; capabilities, no_new_privs, seccomp; the filesystem view
+// is in filesystem_view.hpp), and what this host
 // can enforce of it.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "corral/process.hpp"
+#include "process/filesystem_view.hpp"
 
 namespace corral::process {
 
@@ -25,6 +27,9 @@ struct ConfinementSupport {
   bool pid_namespace = false;  // with ipc, uts and cgroup namespaces
   bool network_namespace = false;
   bool seccomp = false;
+  // A mount namespace for the filesystem view (in a user namespace when
+  // there is one, else as root), and a procfs of its own.
+  FilesystemSupport filesystem;
 };
 const ConfinementSupport& confinement_support();
 

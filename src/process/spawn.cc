@@ -29,18 +29,19 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "process/child_code.hpp"
 #include "process/confine.hpp"
+#include "process/filesystem_view.hpp"
 
 extern char** environ;
 
 namespace corral::process {
 
 namespace {
-
-#define CORRAL_CHILD_CODE __attribute__((noinline, no_sanitize("address", "undefined")))
 
 enum Stage : int {
   kStageCgroup,
@@ -55,8 +56,9 @@ enum Stage : int {
   kStageNamespace,
   kStageIdentity,
   kStageSeccomp,
+  kStageFilesystem,
 };
-constexpr std::array<const char*, 12> kStageNames = {
+constexpr std::array<const char*, 13> kStageNames = {
     "join cgroup",
     "new process group",
     "new network namespace",
@@ -69,11 +71,13 @@ constexpr std::array<const char*, 12> kStageNames = {
     "set up namespaces",
     "drop privileges",
     "load seccomp filter",
+    "build the filesystem view",
 };
 
 struct ChildRecord {
   int stage;
   int error;
+  long step;  // kStageFilesystem: the mount step that failed
 };
 
 // The kernel's struct sigaction (rt_sigaction), not glibc's.
@@ -112,7 +116,9 @@ struct ChildPlan {
   bool uts_namespace = false;
   bool loopback_up = false;
   struct ifreq loopback {};
-  bool drop_identity = false;  // in the user namespace: to uid/gid, no capabilities
+  const MountStep* mount_steps = nullptr;  // the filesystem view, in the new mount namespace
+  std::size_t mount_step_count = 0;
+  bool drop_identity = false;  // to uid/gid (mapped ones in a user namespace), no capabilities
   bool drop_groups = false;
   unsigned uid = 0;
   unsigned gid = 0;
@@ -124,8 +130,9 @@ struct ChildPlan {
   char* stack_top = nullptr;
 };
 
-[[noreturn]] CORRAL_CHILD_CODE void child_fail(const ChildPlan& plan, int stage, int error) {
-  ChildRecord record{stage, error};
+[[noreturn]] CORRAL_CHILD_CODE void child_fail(const ChildPlan& plan, int stage, int error,
+                                               long step = -1) {
+  ChildRecord record{stage, error, step};
   ::syscall(SYS_write, plan.error_fd, &record, sizeof record);
   ::syscall(SYS_exit_group, 127);
   __builtin_unreachable();
@@ -192,6 +199,8 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
 // run) because the kernel drops signals an init leaves at SIG_DFL.
 [[noreturn]] CORRAL_CHILD_CODE void init_main(ChildPlan& plan) {
   ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // What `ps` shows inside, rather than the supervisor's name.
+  ::syscall(SYS_prctl, PR_SET_NAME, "corral-init", 0, 0, 0);
   KernelSigaction term{};
   term.handler = init_ignore;
   ::syscall(SYS_rt_sigaction, SIGTERM, &term, nullptr, kSigsetBytes);
@@ -252,13 +261,17 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
     }
     ::syscall(SYS_close, sock);
   }
+  struct __user_cap_header_struct header {
+    _LINUX_CAPABILITY_VERSION_3, 0
+  };
+  struct __user_cap_data_struct caps[2] = {};
   if (plan.drop_identity) {
-    for (int cap = 0; cap <= 63; ++cap) {
-      if (::syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
-        child_fail(plan, kStageIdentity, errno);
-      }
+    // To the command's ids first, keeping the capabilities the mounts need:
+    // what the view creates must belong to an id the user namespace maps
+    // (EOVERFLOW otherwise).
+    if (::syscall(SYS_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0) {
+      child_fail(plan, kStageIdentity, errno);
     }
-    ::syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     if (plan.drop_groups && ::syscall(SYS_setgroups, 0, nullptr) < 0) {
       child_fail(plan, kStageIdentity, errno);
     }
@@ -266,11 +279,25 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
         ::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) < 0) {
       child_fail(plan, kStageIdentity, errno);
     }
-    struct __user_cap_header_struct header {
-      _LINUX_CAPABILITY_VERSION_3, 0
-    };
-    struct __user_cap_data_struct data[2] = {};
-    if (::syscall(SYS_capset, &header, data) < 0) child_fail(plan, kStageIdentity, errno);
+    if (::syscall(SYS_capget, &header, caps) < 0) child_fail(plan, kStageIdentity, errno);
+    caps[0].effective = caps[0].permitted;
+    caps[1].effective = caps[1].permitted;
+    if (::syscall(SYS_capset, &header, caps) < 0) child_fail(plan, kStageIdentity, errno);
+  }
+  if (plan.mount_step_count > 0) {
+    long failed = run_mount_steps(plan.mount_steps, plan.mount_step_count);
+    if (failed >= 0) child_fail(plan, kStageFilesystem, errno, failed);
+  }
+  if (plan.drop_identity) {
+    for (int cap = 0; cap <= 63; ++cap) {
+      if (::syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
+        child_fail(plan, kStageIdentity, errno);
+      }
+    }
+    ::syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    caps[0] = caps[1] = {};
+    if (::syscall(SYS_capset, &header, caps) < 0) child_fail(plan, kStageIdentity, errno);
+    ::syscall(SYS_prctl, PR_SET_KEEPCAPS, 0, 0, 0, 0);
   }
   if (plan.use_init) init_main(plan);
   command_main(&plan);
@@ -315,18 +342,128 @@ class BlockSignals {
   sigset_t old_;
 };
 
+constexpr const char* kDefaultPath = "PATH=/usr/local/bin:/usr/bin:/bin";
+
+bool is_corral_variable(std::string_view name) { return name.rfind("CORRAL_", 0) == 0; }
+
 bool is_executable_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-constexpr const char* kDefaultPath = "PATH=/usr/local/bin:/usr/bin:/bin";
+void write_proc_file(const std::string& path, const std::string& text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd) throw SpawnError(errno_message("open " + path, errno));
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    throw SpawnError(errno_message("write " + path, errno));
+  }
+}
 
-bool is_corral_variable(std::string_view name) { return name.rfind("CORRAL_", 0) == 0; }
+// The parts of a command's confinement this start applies (what the host
+// lacks left out; with `strict`, a SpawnError instead).
+struct Applied {
+  bool user_namespace = false;
+  bool pid_namespace = false;
+  bool network_namespace = false;
+  bool seccomp = false;
+  bool filesystem = false;
+  // Without a user namespace, a root supervisor's command still drops to
+  // uid/gid (65534 unless configured) with no capabilities.
+  bool host_identity_drop = false;
+  unsigned uid = 0;
+  unsigned gid = 0;
+};
 
-// The command's environment (see Hardening::environment_allow): never any
-// CORRAL_* variable.
-std::vector<std::string> build_environment(const Hardening& hardening) {
+Applied plan_confinement(const Hardening& hardening) {
+  const Confinement& c = hardening.confinement;
+  const ConfinementSupport& support = confinement_support();
+  Applied applied;
+  std::string missing;
+  auto want = [&](bool requested, bool available, const char* name) {
+    if (requested && !available) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    return requested && available;
+  };
+  applied.user_namespace = want(c.user_namespace, support.user_namespace, "user_namespace");
+  applied.pid_namespace = want(c.pid_namespace, support.pid_namespace, "pid_namespace");
+  applied.network_namespace =
+      want(!c.network || hardening.new_network_namespace, support.network_namespace, "network");
+  applied.seccomp = want(c.seccomp, support.seccomp, "seccomp");
+  applied.filesystem =
+      want(c.filesystem != FilesystemView::host, support.filesystem.mount_namespace, "filesystem");
+  if (c.strict && !missing.empty()) {
+    throw SpawnError("strict confinement: not enforceable on this host: " + missing);
+  }
+  if (applied.user_namespace) {
+    const bool root = ::geteuid() == 0;
+    applied.uid = c.uid.value_or(root ? 65534U : ::geteuid());
+    applied.gid = c.gid.value_or(root ? 65534U : ::getegid());
+    if (!root && (applied.uid != ::geteuid() || applied.gid != ::getegid())) {
+      throw SpawnError("confinement: a non-root supervisor can only map its own uid and gid");
+    }
+  } else if (::geteuid() == 0 && (c.user_namespace || c.uid || c.gid)) {
+    // No user namespace (refused, or turned off with ids given): root's
+    // command still runs as an unprivileged host uid.
+    applied.host_identity_drop = true;
+    applied.uid = c.uid.value_or(65534U);
+    applied.gid = c.gid.value_or(65534U);
+  }
+  return applied;
+}
+
+// The filesystem view's inputs: host paths made absolute (a relative
+// executable is relative to the working directory), and where a view of
+// the host starts when no working directory is set (where the supervisor
+// is).
+FilesystemPlan::Inputs view_inputs(const Hardening& hardening, const std::string& executable,
+                                   const Applied& applied) {
+  const Confinement& c = hardening.confinement;
+  FilesystemPlan::Inputs in;
+  in.view = c.filesystem;
+  in.binds = c.binds;
+  in.fresh_proc = applied.pid_namespace && confinement_support().filesystem.fresh_proc;
+  constexpr std::uint64_t kDefaultTmpBytes = std::uint64_t{256} << 20;
+  // Half the memory limit: tmpfs pages count against it, so a full /tmp
+  // is "No space left on device", not the kernel's OOM killer.
+  in.tmp_bytes = c.limits.memory_bytes ? *c.limits.memory_bytes / 2 : kDefaultTmpBytes;
+  std::string cwd;
+  if (char* here = ::getcwd(nullptr, 0)) {
+    cwd = here;
+    std::free(here);
+  }
+  in.working_directory = hardening.working_directory;
+  if (in.working_directory && (*in.working_directory)[0] != '/') {
+    in.working_directory = cwd + "/" + *in.working_directory;
+  }
+  if (!in.working_directory && c.filesystem == FilesystemView::host_read_only && !cwd.empty()) {
+    in.working_directory = cwd;
+  }
+  in.executable = executable;
+  if (!executable.empty() && executable[0] != '/') {
+    in.executable = in.working_directory.value_or(cwd) + "/" + executable;
+  }
+  return in;
+}
+
+void add_rlimit(ChildPlan& plan, int resource, const std::optional<std::uint64_t>& value) {
+  if (!value) return;
+  rlim_t limit = static_cast<rlim_t>(*value);
+  plan.rlimits[static_cast<size_t>(plan.rlimit_count++)] = ChildRlimit{resource, {limit, limit}};
+}
+
+UniqueFd open_null() {
+  UniqueFd fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!fd) throw SpawnError(errno_message("open /dev/null", errno));
+  if (fd.get() < 3) {
+    UniqueFd lifted(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 3));
+    if (!lifted) throw SpawnError(errno_message("fcntl", errno));
+    return lifted;
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::vector<std::string> command_environment(const Hardening& hardening) {
   std::vector<std::string> out;
   std::set<std::string> overridden;
   for (const auto& [name, value] : hardening.environment_set) overridden.insert(name);
@@ -356,73 +493,6 @@ std::vector<std::string> build_environment(const Hardening& hardening) {
   if (!has_path && hardening.environment_allow) out.emplace_back(kDefaultPath);
   return out;
 }
-
-void write_proc_file(const std::string& path, const std::string& text) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd) throw SpawnError(errno_message("open " + path, errno));
-  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-    throw SpawnError(errno_message("write " + path, errno));
-  }
-}
-
-// The parts of a command's confinement this start applies (what the host
-// lacks left out; with `strict`, a SpawnError instead).
-struct Applied {
-  bool user_namespace = false;
-  bool pid_namespace = false;
-  bool network_namespace = false;
-  bool seccomp = false;
-  unsigned uid = 0;
-  unsigned gid = 0;
-};
-
-Applied plan_confinement(const Hardening& hardening) {
-  const Confinement& c = hardening.confinement;
-  const ConfinementSupport& support = confinement_support();
-  Applied applied;
-  std::string missing;
-  auto want = [&](bool requested, bool available, const char* name) {
-    if (requested && !available) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    return requested && available;
-  };
-  applied.user_namespace = want(c.user_namespace, support.user_namespace, "user_namespace");
-  applied.pid_namespace = want(c.pid_namespace, support.pid_namespace, "pid_namespace");
-  applied.network_namespace =
-      want(!c.network || hardening.new_network_namespace, support.network_namespace, "network");
-  applied.seccomp = want(c.seccomp, support.seccomp, "seccomp");
-  want(c.filesystem != FilesystemView::host, false, "filesystem");
-  if (c.strict && !missing.empty()) {
-    throw SpawnError("strict confinement: not enforceable on this host: " + missing);
-  }
-  if (applied.user_namespace) {
-    const bool root = ::geteuid() == 0;
-    applied.uid = c.uid.value_or(root ? 65534U : ::geteuid());
-    applied.gid = c.gid.value_or(root ? 65534U : ::getegid());
-    if (!root && (applied.uid != ::geteuid() || applied.gid != ::getegid())) {
-      throw SpawnError("confinement: a non-root supervisor can only map its own uid and gid");
-    }
-  }
-  return applied;
-}
-
-void add_rlimit(ChildPlan& plan, int resource, const std::optional<std::uint64_t>& value) {
-  if (!value) return;
-  rlim_t limit = static_cast<rlim_t>(*value);
-  plan.rlimits[static_cast<size_t>(plan.rlimit_count++)] = ChildRlimit{resource, {limit, limit}};
-}
-
-UniqueFd open_null() {
-  UniqueFd fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!fd) throw SpawnError(errno_message("open /dev/null", errno));
-  if (fd.get() < 3) {
-    UniqueFd lifted(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 3));
-    if (!lifted) throw SpawnError(errno_message("fcntl", errno));
-    return lifted;
-  }
-  return fd;
-}
-
-}  // namespace
 
 std::string resolve_executable(const Command& command) {
   if (command.argv.empty() || command.argv[0].empty()) {
@@ -459,7 +529,7 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   std::vector<char*> argv;
   for (const auto& arg : command.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
-  std::vector<std::string> environment = build_environment(hardening);
+  std::vector<std::string> environment = command_environment(hardening);
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -479,13 +549,21 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   plan.error_fd = error_write.get();
   plan.working_directory =
       hardening.working_directory ? hardening.working_directory->c_str() : nullptr;
+  std::optional<FilesystemPlan> view;
+  if (applied.filesystem) {
+    view = FilesystemPlan::build(view_inputs(hardening, executable, applied));
+    plan.mount_steps = view->steps().data();
+    plan.mount_step_count = view->steps().size();
+    plan.working_directory = view->working_directory().c_str();
+  }
   add_rlimit(plan, RLIMIT_CPU, hardening.rlimits.cpu_seconds);
   add_rlimit(plan, RLIMIT_AS, hardening.rlimits.address_space);
   add_rlimit(plan, RLIMIT_NOFILE, hardening.rlimits.open_files);
   add_rlimit(plan, RLIMIT_NPROC, hardening.rlimits.processes);
   plan.stack_top = stack.top();
   plan.use_init = request.unit == UnitKind::pid_namespace || applied.pid_namespace;
-  const bool confined_start = plan.use_init || applied.user_namespace;
+  const bool confined_start =
+      plan.use_init || applied.user_namespace || applied.filesystem || applied.host_identity_drop;
   struct sock_fprog seccomp_program {};
   if (applied.seccomp) {
     const SeccompProgram& program = command_seccomp_program();
@@ -501,13 +579,14 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
     make_pipe(sync_read, sync_write);
     plan.sync_read = sync_read.get();
     plan.sync_write = sync_write.get();
-    if (applied.user_namespace) {
-      clone_flags |= CLONE_NEWUSER;
+    if (applied.user_namespace) clone_flags |= CLONE_NEWUSER;
+    if (applied.user_namespace || applied.host_identity_drop) {
       plan.drop_identity = true;
       plan.drop_groups = ::geteuid() == 0;
       plan.uid = applied.uid;
       plan.gid = applied.gid;
     }
+    if (applied.filesystem) clone_flags |= CLONE_NEWNS;
     if (plan.use_init) clone_flags |= CLONE_NEWPID;
     if (applied.pid_namespace) {
       clone_flags |= CLONE_NEWIPC | CLONE_NEWUTS;
@@ -592,6 +671,11 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
     const char* stage = record.stage >= 0 && record.stage < static_cast<int>(kStageNames.size())
                             ? kStageNames[static_cast<size_t>(record.stage)]
                             : "start";
+    if (record.stage == kStageFilesystem && view) {
+      throw SpawnError(errno_message(std::string(stage) + " of " + command.argv[0] + ": " +
+                                         view->describe(static_cast<std::size_t>(record.step)),
+                                     record.error));
+    }
     throw SpawnError(errno_message(std::string(stage) + " " + command.argv[0], record.error));
   }
 

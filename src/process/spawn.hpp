@@ -19,6 +19,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "corral/process.hpp"
 #include "process/fd.hpp"
@@ -47,6 +48,10 @@ struct Spawned {
   pid_t pid = 0;   // the command, or the pid namespace's init
   UniqueFd pidfd;  // readable once `pid` has exited
 };
+
+// The environment strings `hardening` gives a command (see
+// Hardening::environment_allow): never any CORRAL_* variable.
+std::vector<std::string> command_environment(const Hardening& hardening);
 
 // Resolves argv[0] (absolute, relative to the working directory, or searched
 // in PATH). Throws SpawnError when there is no such executable.

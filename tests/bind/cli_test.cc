@@ -52,7 +52,9 @@ TEST(CorralCli, ToolsShowsEachOperationsProfileAndProtections) {
   for (const auto& op : out.at("operations").as_array()) {
     const auto& profile = op.at("profile");
     EXPECT_EQ(profile.at("user"), "confined") << r.out;  // deny by default
-    EXPECT_EQ(profile.at("filesystem"), "minimal");
+    // The example's one choice: the host's root read-only, so a call can
+    // hash files where corral runs.
+    EXPECT_EQ(profile.at("filesystem"), "host_read_only");
     EXPECT_EQ(profile.at("network"), "none");
     EXPECT_EQ(profile.at("limits").at("processes"), 256);
     for (const auto& p : op.at("protections").as_array()) {

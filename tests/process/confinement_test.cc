@@ -11,10 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "corral/failure.hpp"
 #include "process/confine.hpp"
@@ -52,6 +54,45 @@ bool kernel_allows_user_namespaces() {
   if (!kernel_allows_user_namespaces())                                         \
   GTEST_SKIP() << "this kernel refuses a user namespace here (a chroot?); the " \
                   "confined profile runs without one and reports it"
+
+// A sleep only this test starts: `script` spells it so that no other
+// command line (the script's own, a shell's) holds `marker`, which the
+// sleep's does.
+struct MarkedSleep {
+  MarkedSleep() {
+    static int count = 0;
+    const long n = static_cast<long>(::getpid()) * 1000 + ++count;
+    marker = "1000." + std::to_string(n);
+    script = "sleep 1000.$((" + std::to_string(n - 1) + "+1))";
+  }
+  std::string marker;
+  std::string script;
+};
+
+// Host pids of live processes whose command line holds `marker` (pids a
+// command sees in its own pid namespace mean nothing out here).
+std::vector<int> host_pids_holding(const std::string& marker) {
+  std::vector<int> out;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(marker) != std::string::npos && alive(std::stoi(name))) {
+      out.push_back(std::stoi(name));
+    }
+  }
+  return out;
+}
+
+// A confinement that also shows `dir` (read-write) at the same path.
+Hardening binding(const std::string& dir) {
+  Hardening hardening;
+  hardening.confinement.binds.push_back(Bind{dir, "", true});
+  return hardening;
+}
 
 int exit_code_of(Supervisor& supervisor, const Command& command) {
   try {
@@ -184,6 +225,7 @@ TEST(Confinement, SetuidBinaryGainsNothing) {
   Hardening no_userns;
   no_userns.confinement.user_namespace = false;
   no_userns.confinement.uid = std::nullopt;
+  no_userns.confinement.binds.push_back(Bind{dir.path(), "", false});
   Command as_nobody{
       {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", path, "-u"},
       no_userns};
@@ -216,23 +258,21 @@ TEST(Confinement, NoNetworkReachesAHostListener) {
 }
 
 TEST(Confinement, DescendantsDieWithTheRun) {
-  TempDir dir;
-  std::string pids = shared_dir(dir) + "/pids";
+  MarkedSleep sleeper;
   Supervisor supervisor;
-  std::string script = "setsid sh -c '" + std::string("(read p rest </proc/self/stat; echo $p >>") +
-                       pids + "; exec sleep 1000) &' ; " +
-                       testing::background_recording_pid(pids, "sleep 1000") +
-                       " while [ $(wc -l <" + pids +
-                       " 2>/dev/null || echo 0) -lt 2 ]; do :; done;" + " echo started";
+  // A double-forked, setsid'ed sleep and a plain background one; each
+  // leaves a file in the private /tmp once started.
+  std::string script = "setsid sh -c '(touch /tmp/a; exec " + sleeper.script +
+                       ") &'; (touch /tmp/b; exec " + sleeper.script +
+                       ") & while [ ! -e /tmp/a ] || [ ! -e /tmp/b ]; do :; done; echo started";
   EXPECT_EQ(supervisor.run(shell(script)).stdout_text(), "started\n");
-  auto recorded = read_pids(pids);
-  ASSERT_EQ(recorded.size(), 2u);
-  for (int pid : recorded) EXPECT_FALSE(alive(pid)) << pid;
+  EXPECT_EQ(host_pids_holding(sleeper.marker), std::vector<int>{});
 }
 
 TEST(Confinement, SupervisorCrashKillsTheTree) {
   TempDir dir;
-  std::string pids = shared_dir(dir) + "/pids";
+  shared_dir(dir);
+  MarkedSleep sleeper;
   testing::ReadyFifo ready(dir);
   ::chmod(ready.path().c_str(), 0666);
   pid_t helper = ::fork();
@@ -240,16 +280,22 @@ TEST(Confinement, SupervisorCrashKillsTheTree) {
   if (helper == 0) {
     Supervisor supervisor;
     try {
-      supervisor.run(shell(testing::background_recording_pid(pids, "sleep 1000") +
-                           " while [ ! -s " + pids + " ]; do :; done; echo up > " + ready.path() +
-                           "; wait"));
+      Command command =
+          shell("(touch /tmp/a; exec " + sleeper.script +
+                ") & while [ ! -e /tmp/a ]; do :; done; echo up > " + ready.path() + "; wait");
+      command.hardening = binding(dir.path());
+      supervisor.run(command);
     } catch (...) {
     }
     ::_exit(0);
   }
   ASSERT_TRUE(ready.wait());
-  auto recorded = read_pids(pids);
-  ASSERT_EQ(recorded.size(), 1u);
+  // touch has run; the exec of sleep may still be ahead.
+  std::vector<int> recorded;
+  ASSERT_TRUE(testing::eventually([&] {
+    recorded = host_pids_holding(sleeper.marker);
+    return recorded.size() == 1;
+  }));
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, recorded[0], 0));
   ASSERT_GE(pidfd, 0);
   ::kill(helper, SIGKILL);
@@ -283,13 +329,150 @@ TEST(Confinement, ProtectionsAreReported) {
       << find("user_namespace")->detail;
   EXPECT_TRUE(find("seccomp")->enforced) << find("seccomp")->detail;
   EXPECT_TRUE(find("pid_namespace")->enforced);
-  EXPECT_FALSE(find("filesystem")->enforced);  // not implemented yet
+  // As root a mount namespace is always possible; else only in a user one.
+  EXPECT_EQ(find("filesystem")->enforced, ::geteuid() == 0 || kernel_allows_user_namespaces())
+      << find("filesystem")->detail;
+  bool all_enforced = true;
+  for (const auto& p : protections) all_enforced = all_enforced && p.enforced;
   Hardening strict;
   strict.confinement.strict = true;
   Supervisor supervisor;
-  Command command = shell("true");
+  Command command = shell("echo strict");
   command.hardening = strict;
-  EXPECT_THROW(supervisor.run(command), SetupError);  // the filesystem view is missing
+  if (all_enforced) {
+    EXPECT_EQ(supervisor.run(command).stdout_text(), "strict\n");
+  } else {
+    EXPECT_THROW(supervisor.run(command), SetupError);
+  }
+}
+
+// ---- the filesystem view ---------------------------------------------------
+
+TEST(ConfinementFilesystem, MinimalViewShowsOnlyTheSystemDirectories) {
+  Supervisor supervisor;
+  std::string out =
+      supervisor
+          .run(shell(
+              "for p in /usr/bin/env /etc/passwd /home /root /var /opt /work /srv /sys "
+              "/boot; do [ -e $p ] && echo \"has $p\"; done; ls /dev | tr '\\n' ' '; echo; "
+              "ls -A /tmp | wc -l; pwd; cat /proc/1/comm; echo $$; ls /proc | grep -c '^[0-9]'"))
+          .stdout_text();
+  const auto last = out.rfind('\n', out.size() - 2) + 1;
+  EXPECT_EQ(out.substr(0, last),
+            "has /usr/bin/env\nhas /etc/passwd\n"
+            "fd full null random shm stderr stdin stdout urandom zero \n0\n/\ncorral-init\n2\n")
+      << out;
+  // Its own processes only: the init, this shell, ls and perhaps grep.
+  EXPECT_LE(std::stoi(out.substr(last)), 4) << out;
+}
+
+TEST(ConfinementFilesystem, NothingOutsideTheWritableBindsCanBeWritten) {
+  TempDir writable, readable;
+  shared_dir(writable);
+  shared_dir(readable);
+  std::ofstream(readable.path() + "/input") << "from the host\n";
+  Hardening hardening;
+  hardening.confinement.binds = {Bind{writable.path(), "", true},
+                                 Bind{readable.path(), "/data", false}};
+  Supervisor supervisor;
+  Command command =
+      shell("cat /data/input; echo out > " + writable.path() +
+            "/result && echo wrote; "
+            "for p in /data/x /usr/x /etc/x /x /dev/x; do (echo > $p) 2>/dev/null && echo \"wrote "
+            "$p\"; done; [ -e " +
+            readable.path() + " ] && echo 'source visible'; echo done");
+  command.hardening = hardening;
+  EXPECT_EQ(supervisor.run(command).stdout_text(), "from the host\nwrote\ndone\n");
+  std::ifstream result(writable.path() + "/result");
+  std::string line;
+  std::getline(result, line);
+  EXPECT_EQ(line, "out");
+  EXPECT_FALSE(std::filesystem::exists(readable.path() + "/x"));
+}
+
+TEST(ConfinementFilesystem, HostReadOnlyViewReadsButNeverWrites) {
+  TempDir dir;
+  shared_dir(dir);
+  std::ofstream(dir.path() + "/host-file") << "kept\n";
+  const std::string host_tmp_file = "/tmp/corral-host-" + std::to_string(::getpid());
+  std::ofstream(host_tmp_file) << "host\n";
+  Hardening hardening;
+  hardening.confinement.filesystem = FilesystemView::host_read_only;
+  hardening.working_directory = dir.path();
+  Supervisor supervisor;
+  Command command = shell(
+      "cat host-file; (echo no > host-file) 2>/dev/null && echo overwrote; "
+      "(echo no > /usr/x) 2>/dev/null && echo wrote; [ -e /etc/passwd ] && echo etc; "
+      "[ -e " +
+      host_tmp_file +
+      " ] || echo 'host /tmp hidden'; echo private > /tmp/t && cat /tmp/t; "
+      "cat /proc/1/comm");
+  command.hardening = hardening;
+  EXPECT_EQ(supervisor.run(command).stdout_text(),
+            "kept\netc\nhost /tmp hidden\nprivate\ncorral-init\n");
+  std::filesystem::remove(host_tmp_file);
+  EXPECT_FALSE(std::filesystem::exists("/tmp/t"));
+  std::ifstream kept(dir.path() + "/host-file");
+  std::string line;
+  std::getline(kept, line);
+  EXPECT_EQ(line, "kept");
+}
+
+TEST(ConfinementFilesystem, PrivateTmpIsBoundedAndGoneAfterTheRun) {
+  Supervisor supervisor;
+  Hardening hardening;
+  hardening.confinement.limits.memory_bytes = std::uint64_t{64} << 20;
+  Command fill = shell(
+      "dd if=/dev/zero of=/tmp/fill bs=1M count=100 2>&1 | grep -c 'No space left'; "
+      "rm /tmp/fill; echo left > /tmp/left");
+  fill.hardening = hardening;
+  EXPECT_EQ(supervisor.run(fill).stdout_text(), "1\n");
+  // The next run's /tmp is a new, empty one.
+  EXPECT_EQ(supervisor.run(shell("ls -A /tmp | wc -l")).stdout_text(), "0\n");
+}
+
+TEST(ConfinementFilesystem, ABadBindIsRefusedBeforeAnythingStarts) {
+  Supervisor supervisor;
+  for (const Bind& bad : {Bind{"/nonexistent/corral-bind", "", false},
+                          Bind{"relative/path", "", false}, Bind{"/proc/self", "", false},
+                          Bind{"/etc/passwd", "/", false}, Bind{"/dev/null", "", false}}) {
+    Hardening hardening;
+    hardening.confinement.binds = {bad};
+    Command command = shell("echo started");
+    command.hardening = hardening;
+    EXPECT_THROW(supervisor.run(command), SetupError) << bad.source;
+  }
+  EXPECT_EQ(supervisor.run(shell("echo next")).stdout_text(), "next\n");
+}
+
+TEST(ConfinementFilesystem, AnExecutableOutsideTheSystemDirectoriesIsShown) {
+  TempDir dir;
+  shared_dir(dir);
+  const std::string tool = dir.path() + "/tool.sh";
+  std::ofstream(tool) << "#!/bin/sh\necho \"tool in $(pwd)\"\n";
+  ::chmod(tool.c_str(), 0755);
+  Supervisor supervisor;
+  EXPECT_EQ(supervisor.run(Command{{tool}, {}}).stdout_text(), "tool in /\n");
+  Hardening in_dir;
+  in_dir.working_directory = dir.path();
+  EXPECT_EQ(supervisor.run(Command{{"./tool.sh"}, in_dir}).stdout_text(),
+            "tool in " + dir.path() + "\n");
+}
+
+TEST(ConfinementFilesystem, RootWithoutAUserNamespaceRunsAsTheGivenHostIds) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only a root supervisor drops to 65534 on the host";
+  Hardening hardening;
+  hardening.confinement.user_namespace = false;
+  hardening.confinement.uid = 65534;
+  hardening.confinement.gid = 65534;
+  Supervisor supervisor;
+  Command command = shell(
+      "id -u; id -g; grep -E '^(CapEff|CapBnd)' /proc/self/status; "
+      "cat /etc/shadow >/dev/null 2>&1 && echo shadow; echo $$ > /sys/fs/cgroup/pids/cgroup.procs "
+      "2>/dev/null && echo moved; echo done");
+  command.hardening = hardening;
+  EXPECT_EQ(supervisor.run(command).stdout_text(),
+            "65534\n65534\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\ndone\n");
 }
 
 }  // namespace
