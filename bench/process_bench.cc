@@ -125,6 +125,45 @@ void BM_SupervisorRunConfined(benchmark::State& state) {
 }
 BENCHMARK(BM_SupervisorRunConfined)->UseRealTime();
 
+// The default profile with one part turned off: what each part costs.
+void BM_SupervisorRunConfinedWithout(benchmark::State& state) {
+  corral::process::Command command{{"/bin/true"}, {}};
+  corral::process::Confinement& c = command.hardening.confinement;
+  switch (state.range(0)) {
+    case 0:
+      state.SetLabel("network namespace");
+      c.network = true;
+      break;
+    case 1:
+      state.SetLabel("filesystem view");
+      c.filesystem = corral::process::FilesystemView::host;
+      break;
+    case 2:
+      state.SetLabel("pid namespace");
+      c.pid_namespace = false;
+      break;
+    case 3:
+      state.SetLabel("seccomp");
+      c.seccomp = false;
+      break;
+    case 4:
+      state.SetLabel("limits");
+      c.limits = {};
+      c.limits.processes = std::nullopt;
+      break;
+  }
+  corral::process::Supervisor supervisor;
+  for (auto _ : state) {
+    try {
+      benchmark::DoNotOptimize(supervisor.run(command));
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+}
+BENCHMARK(BM_SupervisorRunConfinedWithout)->DenseRange(0, 4)->UseRealTime();
+
 // A bound operation (input JSON -> argv -> Supervisor -> output view) of
 // /bin/true, in each unit: the number to compare with BM_RawPosixSpawn.
 void BM_BoundCall(benchmark::State& state) {
