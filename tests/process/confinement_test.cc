@@ -104,7 +104,25 @@ int exit_code_of(Supervisor& supervisor, const Command& command) {
   }
 }
 
-TEST(Confinement, DeniesByDefault) {
+// Every hostile case runs in each containment unit this host offers: the
+// confined profile must hold whichever unit tracks the run.
+class Confinement : public ::testing::TestWithParam<UnitKind> {
+ protected:
+  void SetUp() override {
+    auto units = available_units();
+    if (std::find(units.begin(), units.end(), GetParam()) == units.end()) {
+      GTEST_SKIP() << to_string(GetParam()) << " is not available on this host";
+    }
+  }
+  SupervisorOptions options() const {
+    SupervisorOptions o;
+    o.unit = GetParam();
+    return o;
+  }
+};
+using ConfinementFilesystem = Confinement;
+
+TEST_P(Confinement, DeniesByDefault) {
   const Hardening hardening;
   EXPECT_TRUE(hardening.confinement.user_namespace);
   EXPECT_TRUE(hardening.confinement.seccomp);
@@ -115,10 +133,10 @@ TEST(Confinement, DeniesByDefault) {
   EXPECT_TRUE(hardening.environment_allow->empty());
 }
 
-TEST(Confinement, EnvironmentNeverCarriesCorralVariables) {
+TEST_P(Confinement, EnvironmentNeverCarriesCorralVariables) {
   ::setenv("CORRAL_AUTH_TOKEN", "secret-token", 1);
   ::setenv("CONFINEMENT_ALLOWED", "yes", 1);
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   Command command{{"/usr/bin/env"}, {}};
   command.hardening.environment_allow =
       std::vector<std::string>{"CORRAL_AUTH_TOKEN", "CONFINEMENT_ALLOWED"};
@@ -134,9 +152,9 @@ TEST(Confinement, EnvironmentNeverCarriesCorralVariables) {
   ::unsetenv("CONFINEMENT_ALLOWED");
 }
 
-TEST(Confinement, MappedIdentityWithoutCapabilities) {
+TEST_P(Confinement, MappedIdentityWithoutCapabilities) {
   SKIP_WITHOUT_USER_NAMESPACES();
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   std::string out =
       supervisor
           .run(shell("id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs)' "
@@ -147,8 +165,8 @@ TEST(Confinement, MappedIdentityWithoutCapabilities) {
             "CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\ncorral\n");
 }
 
-TEST(Confinement, KillZeroStaysInsideTheCommandsSession) {
-  Supervisor supervisor;
+TEST_P(Confinement, KillZeroStaysInsideTheCommandsSession) {
+  Supervisor supervisor(options());
   for (const Hardening& hardening : {Hardening{}, Hardening::host()}) {
     Command command = shell("trap 'kill 0' EXIT; kill 0");
     command.hardening = hardening;
@@ -159,8 +177,8 @@ TEST(Confinement, KillZeroStaysInsideTheCommandsSession) {
   SUCCEED();  // still alive: kill 0 hit only the command's own group
 }
 
-TEST(Confinement, NoControllingTerminal) {
-  Supervisor supervisor;
+TEST_P(Confinement, NoControllingTerminal) {
+  Supervisor supervisor(options());
   for (const Hardening& hardening : {Hardening{}, Hardening::host()}) {
     Command command = shell("(exec 3</dev/tty) 2>/dev/null && echo opened || echo refused");
     command.hardening = hardening;
@@ -168,8 +186,8 @@ TEST(Confinement, NoControllingTerminal) {
   }
 }
 
-TEST(Confinement, EscapeSyscallsAreKilledBySigsys) {
-  Supervisor supervisor;
+TEST_P(Confinement, EscapeSyscallsAreKilledBySigsys) {
+  Supervisor supervisor(options());
   // ptrace (101), mount (165), unshare (272), setns (308), bpf (321),
   // keyctl (250), perf_event_open (298) on x86_64.
   for (const char* script :
@@ -185,9 +203,9 @@ TEST(Confinement, EscapeSyscallsAreKilledBySigsys) {
             "ok\n");
 }
 
-TEST(Confinement, CgroupEscapeFails) {
+TEST_P(Confinement, CgroupEscapeFails) {
   SKIP_WITHOUT_USER_NAMESPACES();
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   std::string out =
       supervisor
           .run(shell("echo $$ > /sys/fs/cgroup/unified/cgroup.procs 2>/dev/null && echo moved; "
@@ -197,16 +215,16 @@ TEST(Confinement, CgroupEscapeFails) {
   EXPECT_EQ(out, "stayed\n");
 }
 
-TEST(Confinement, KillingTheInitFromInsideChangesNothing) {
-  Supervisor supervisor;
+TEST_P(Confinement, KillingTheInitFromInsideChangesNothing) {
+  Supervisor supervisor(options());
   Execution e = supervisor.run(shell("echo $PPID; kill -9 $PPID; kill -9 1; echo alive"));
   EXPECT_EQ(e.stdout_text(), "1\nalive\n");
   EXPECT_EQ(e.exit_code().value_or(-1), 0);
 }
 
-TEST(Confinement, ShadowAndRootAreUnreadable) {
+TEST_P(Confinement, ShadowAndRootAreUnreadable) {
   SKIP_WITHOUT_USER_NAMESPACES();
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   std::string out = supervisor
                         .run(shell("cat /etc/shadow >/dev/null 2>&1 && echo shadow; "
                                    "ls /root >/dev/null 2>&1 && echo root; echo done"))
@@ -214,14 +232,14 @@ TEST(Confinement, ShadowAndRootAreUnreadable) {
   EXPECT_EQ(out, "done\n");
 }
 
-TEST(Confinement, SetuidBinaryGainsNothing) {
+TEST_P(Confinement, SetuidBinaryGainsNothing) {
   SKIP_WITHOUT_USER_NAMESPACES();
   TempDir dir;
   std::string path = shared_dir(dir) + "/id";
   std::filesystem::copy_file("/usr/bin/id", path);
   ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
   ASSERT_EQ(::chmod(path.c_str(), 04755), 0);
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   EXPECT_EQ(supervisor.run(Command{{path, "-u"}, {}}).stdout_text(), "65534\n");
   // Even without the user namespace, no_new_privs (seccomp on) keeps euid.
   Hardening no_userns;
@@ -234,7 +252,7 @@ TEST(Confinement, SetuidBinaryGainsNothing) {
   EXPECT_EQ(supervisor.run(as_nobody).stdout_text(), "65534\n");
 }
 
-TEST(Confinement, NoNetworkReachesAHostListener) {
+TEST_P(Confinement, NoNetworkReachesAHostListener) {
   int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(listener, 0);
   sockaddr_in address{};
@@ -247,7 +265,7 @@ TEST(Confinement, NoNetworkReachesAHostListener) {
   std::string port = std::to_string(ntohs(address.sin_port));
   std::string probe = "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port +
                       "' 2>/dev/null && echo connected || echo refused";
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   EXPECT_EQ(supervisor.run(shell(probe)).stdout_text(), "refused\n");
   EXPECT_EQ(supervisor.run(Command{{"/bin/sh", "-c", probe}, Hardening::host()}).stdout_text(),
             "connected\n");
@@ -259,9 +277,9 @@ TEST(Confinement, NoNetworkReachesAHostListener) {
   ::close(listener);
 }
 
-TEST(Confinement, DescendantsDieWithTheRun) {
+TEST_P(Confinement, DescendantsDieWithTheRun) {
   MarkedSleep sleeper;
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   // A double-forked, setsid'ed sleep and a plain background one; each
   // leaves a file in the private /tmp once started.
   std::string script = "setsid sh -c '(touch /tmp/a; exec " + sleeper.script +
@@ -271,7 +289,7 @@ TEST(Confinement, DescendantsDieWithTheRun) {
   EXPECT_EQ(host_pids_holding(sleeper.marker), std::vector<int>{});
 }
 
-TEST(Confinement, SupervisorCrashKillsTheTree) {
+TEST_P(Confinement, SupervisorCrashKillsTheTree) {
   TempDir dir;
   shared_dir(dir);
   MarkedSleep sleeper;
@@ -280,7 +298,7 @@ TEST(Confinement, SupervisorCrashKillsTheTree) {
   pid_t helper = ::fork();
   ASSERT_GE(helper, 0);
   if (helper == 0) {
-    Supervisor supervisor;
+    Supervisor supervisor(options());
     try {
       Command command =
           shell("(touch /tmp/a; exec " + sleeper.script +
@@ -309,13 +327,13 @@ TEST(Confinement, SupervisorCrashKillsTheTree) {
   EXPECT_FALSE(alive(recorded[0]));
 }
 
-TEST(Confinement, HostProfileStillRuns) {
-  Supervisor supervisor;
+TEST_P(Confinement, HostProfileStillRuns) {
+  Supervisor supervisor(options());
   EXPECT_EQ(supervisor.run(Command{{"/bin/sh", "-c", "id -u"}, Hardening::host()}).stdout_text(),
             std::to_string(::geteuid()) + "\n");
 }
 
-TEST(Confinement, ProtectionsAreReported) {
+TEST_P(Confinement, ProtectionsAreReported) {
   auto protections = confinement_protections(Hardening{});
   auto find = [&](const std::string& name) -> const Protection* {
     for (const auto& p : protections) {
@@ -338,7 +356,7 @@ TEST(Confinement, ProtectionsAreReported) {
   for (const auto& p : protections) all_enforced = all_enforced && p.enforced;
   Hardening strict;
   strict.confinement.strict = true;
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   Command command = shell("echo strict");
   command.hardening = strict;
   if (all_enforced) {
@@ -350,8 +368,8 @@ TEST(Confinement, ProtectionsAreReported) {
 
 // ---- the filesystem view ---------------------------------------------------
 
-TEST(ConfinementFilesystem, MinimalViewShowsOnlyTheSystemDirectories) {
-  Supervisor supervisor;
+TEST_P(ConfinementFilesystem, MinimalViewShowsOnlyTheSystemDirectories) {
+  Supervisor supervisor(options());
   std::string out =
       supervisor
           .run(shell(
@@ -368,7 +386,7 @@ TEST(ConfinementFilesystem, MinimalViewShowsOnlyTheSystemDirectories) {
   EXPECT_LE(std::stoi(out.substr(last)), 4) << out;
 }
 
-TEST(ConfinementFilesystem, NothingOutsideTheWritableBindsCanBeWritten) {
+TEST_P(ConfinementFilesystem, NothingOutsideTheWritableBindsCanBeWritten) {
   TempDir writable, readable;
   shared_dir(writable);
   shared_dir(readable);
@@ -376,7 +394,7 @@ TEST(ConfinementFilesystem, NothingOutsideTheWritableBindsCanBeWritten) {
   Hardening hardening;
   hardening.confinement.binds = {Bind{writable.path(), "", true},
                                  Bind{readable.path(), "/data", false}};
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   Command command =
       shell("cat /data/input; echo out > " + writable.path() +
             "/result && echo wrote; "
@@ -392,7 +410,7 @@ TEST(ConfinementFilesystem, NothingOutsideTheWritableBindsCanBeWritten) {
   EXPECT_FALSE(std::filesystem::exists(readable.path() + "/x"));
 }
 
-TEST(ConfinementFilesystem, HostReadOnlyViewReadsButNeverWrites) {
+TEST_P(ConfinementFilesystem, HostReadOnlyViewReadsButNeverWrites) {
   TempDir dir;
   shared_dir(dir);
   std::ofstream(dir.path() + "/host-file") << "kept\n";
@@ -401,7 +419,7 @@ TEST(ConfinementFilesystem, HostReadOnlyViewReadsButNeverWrites) {
   Hardening hardening;
   hardening.confinement.filesystem = FilesystemView::host_read_only;
   hardening.working_directory = dir.path();
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   Command command = shell(
       "cat host-file; (echo no > host-file) 2>/dev/null && echo overwrote; "
       "(echo no > /usr/x) 2>/dev/null && echo wrote; [ -e /etc/passwd ] && echo etc; "
@@ -420,8 +438,8 @@ TEST(ConfinementFilesystem, HostReadOnlyViewReadsButNeverWrites) {
   EXPECT_EQ(line, "kept");
 }
 
-TEST(ConfinementFilesystem, PrivateTmpIsBoundedAndGoneAfterTheRun) {
-  Supervisor supervisor;
+TEST_P(ConfinementFilesystem, PrivateTmpIsBoundedAndGoneAfterTheRun) {
+  Supervisor supervisor(options());
   Hardening hardening;
   hardening.confinement.limits.memory_bytes = std::uint64_t{64} << 20;
   Command fill = shell(
@@ -433,8 +451,8 @@ TEST(ConfinementFilesystem, PrivateTmpIsBoundedAndGoneAfterTheRun) {
   EXPECT_EQ(supervisor.run(shell("ls -A /tmp | wc -l")).stdout_text(), "0\n");
 }
 
-TEST(ConfinementFilesystem, ABadBindIsRefusedBeforeAnythingStarts) {
-  Supervisor supervisor;
+TEST_P(ConfinementFilesystem, ABadBindIsRefusedBeforeAnythingStarts) {
+  Supervisor supervisor(options());
   for (const Bind& bad : {Bind{"/nonexistent/corral-bind", "", false},
                           Bind{"relative/path", "", false}, Bind{"/proc/self", "", false},
                           Bind{"/etc/passwd", "/", false}, Bind{"/dev/null", "", false}}) {
@@ -447,13 +465,13 @@ TEST(ConfinementFilesystem, ABadBindIsRefusedBeforeAnythingStarts) {
   EXPECT_EQ(supervisor.run(shell("echo next")).stdout_text(), "next\n");
 }
 
-TEST(ConfinementFilesystem, AnExecutableOutsideTheSystemDirectoriesIsShown) {
+TEST_P(ConfinementFilesystem, AnExecutableOutsideTheSystemDirectoriesIsShown) {
   TempDir dir;
   shared_dir(dir);
   const std::string tool = dir.path() + "/tool.sh";
   std::ofstream(tool) << "#!/bin/sh\necho \"tool in $(pwd)\"\n";
   ::chmod(tool.c_str(), 0755);
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   EXPECT_EQ(supervisor.run(Command{{tool}, {}}).stdout_text(), "tool in /\n");
   Hardening in_dir;
   in_dir.working_directory = dir.path();
@@ -461,13 +479,13 @@ TEST(ConfinementFilesystem, AnExecutableOutsideTheSystemDirectoriesIsShown) {
             "tool in " + dir.path() + "\n");
 }
 
-TEST(ConfinementFilesystem, RootWithoutAUserNamespaceRunsAsTheGivenHostIds) {
+TEST_P(ConfinementFilesystem, RootWithoutAUserNamespaceRunsAsTheGivenHostIds) {
   if (::geteuid() != 0) GTEST_SKIP() << "only a root supervisor drops to 65534 on the host";
   Hardening hardening;
   hardening.confinement.user_namespace = false;
   hardening.confinement.uid = 65534;
   hardening.confinement.gid = 65534;
-  Supervisor supervisor;
+  Supervisor supervisor(options());
   Command command = shell(
       "id -u; id -g; grep -E '^(CapEff|CapBnd)' /proc/self/status; "
       "cat /etc/shadow >/dev/null 2>&1 && echo shadow; echo $$ > /sys/fs/cgroup/pids/cgroup.procs "
@@ -476,6 +494,15 @@ TEST(ConfinementFilesystem, RootWithoutAUserNamespaceRunsAsTheGivenHostIds) {
   EXPECT_EQ(supervisor.run(command).stdout_text(),
             "65534\n65534\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\ndone\n");
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryUnit, Confinement,
+                         ::testing::Values(UnitKind::cgroup, UnitKind::pid_namespace,
+                                           UnitKind::process_group),
+                         testing::unit_name);
+INSTANTIATE_TEST_SUITE_P(EveryUnit, ConfinementFilesystem,
+                         ::testing::Values(UnitKind::cgroup, UnitKind::pid_namespace,
+                                           UnitKind::process_group),
+                         testing::unit_name);
 
 }  // namespace
 }  // namespace corral::process
