@@ -10,6 +10,7 @@
 #include "bind/codecs.hpp"
 #include "core/units.hpp"
 #include "corral/bind.hpp"
+#include "process/filesystem_view.hpp"
 #include "process/spawn.hpp"
 
 namespace corral::bind {
@@ -305,22 +306,10 @@ class Binding::Impl {
     }
   }
 
-  // Refuses a bind the process layer could not make.
+  // Refuses a bind the process layer could not make (its one rule).
   void check_binds(const std::string& where, const process::Confinement& c) const {
-    for (const auto& bind : c.binds) {
-      if (bind.source.empty() || bind.source[0] != '/') {
-        throw std::invalid_argument("command \"" + where + "\": bind source " +
-                                    core::quoted(bind.source) + " is not an absolute path");
-      }
-      struct stat st;
-      if (::stat(bind.source.c_str(), &st) != 0) {
-        throw std::invalid_argument("command \"" + where + "\": bind source " +
-                                    core::quoted(bind.source) + " does not exist");
-      }
-      if (!bind.target.empty() && bind.target[0] != '/') {
-        throw std::invalid_argument("command \"" + where + "\": bind target " +
-                                    core::quoted(bind.target) + " is not an absolute path");
-      }
+    if (std::string problem = process::bind_problem(c.binds); !problem.empty()) {
+      throw std::invalid_argument("command \"" + where + "\": " + problem);
     }
   }
 

@@ -69,6 +69,31 @@ std::string parent_of(const std::string& path) {
 
 }  // namespace
 
+std::string bind_problem(const std::vector<Bind>& binds) {
+  if (binds.size() > kMaxBinds) {
+    return "bind: " + std::to_string(binds.size()) + " binds, more than the " +
+           std::to_string(kMaxBinds) + " a command may have";
+  }
+  for (const auto& b : binds) {
+    const std::string source = normalize(b.source);
+    const std::string target = normalize(b.target.empty() ? b.source : b.target);
+    if (source.empty()) return "bind: the source is not an absolute path: " + b.source;
+    if (target.empty()) return "bind: the target is not an absolute path: " + b.target;
+    if (under(source, "/proc") || under(target, "/proc")) {
+      return "bind: /proc cannot be bound (the command gets its own): " + b.source;
+    }
+    if (target == "/") return "bind: the target cannot be /: " + b.source;
+    struct stat st;
+    if (::stat(source.c_str(), &st) != 0) {
+      return "bind: the source " + source + " cannot be used: " + std::strerror(errno);
+    }
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+      return "bind: the source " + source + " is neither a directory nor a file";
+    }
+  }
+  return {};
+}
+
 const char* FilesystemPlan::keep(std::string text) {
   strings_.push_back(std::move(text));
   return strings_.back().c_str();
@@ -136,23 +161,15 @@ FilesystemPlan FilesystemPlan::build(const Inputs& in) {
     bool writable, directory;
   };
   std::vector<Checked> binds;
+  if (std::string problem = bind_problem(in.binds); !problem.empty()) throw SpawnError(problem);
   for (const auto& b : in.binds) {
     const std::string source = normalize(b.source);
-    const std::string target = normalize(b.target.empty() ? b.source : b.target);
-    if (source.empty()) throw SpawnError("bind: the source is not an absolute path: " + b.source);
-    if (target.empty()) throw SpawnError("bind: the target is not an absolute path: " + b.target);
-    if (under(source, "/proc") || under(target, "/proc")) {
-      throw SpawnError("bind: /proc cannot be bound (the command gets its own): " + b.source);
-    }
-    if (target == "/") throw SpawnError("bind: the target cannot be / : " + b.source);
     struct stat st;
     if (::stat(source.c_str(), &st) != 0) {
       throw SpawnError("bind: the source " + source + " cannot be used: " + std::strerror(errno));
     }
-    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-      throw SpawnError("bind: the source " + source + " is neither a directory nor a file");
-    }
-    binds.push_back({source, target, b.writable, S_ISDIR(st.st_mode)});
+    binds.push_back({source, normalize(b.target.empty() ? b.source : b.target), b.writable,
+                     S_ISDIR(st.st_mode)});
   }
   std::stable_sort(binds.begin(), binds.end(), [](const Checked& a, const Checked& b) {
     return std::count(a.target.begin(), a.target.end(), '/') <

@@ -79,6 +79,17 @@ class FilesystemPlan {
   std::string working_directory_ = "/";
 };
 
+// At most this many binds per command: each is a mount the kernel keeps
+// per run (its own limit, fs.mount-max, is 100000 for the whole namespace).
+inline constexpr std::size_t kMaxBinds = 256;
+
+// What is wrong with `binds` ("bind: the source /x cannot be used: No such
+// file or directory"), or empty: absolute paths, an existing directory or
+// regular file as the source, nothing under /proc, no target "/", at most
+// kMaxBinds. The one rule the bind layer checks at bind time and the
+// filesystem view again at each start.
+std::string bind_problem(const std::vector<Bind>& binds);
+
 // Runs `count` steps in the child. Returns -1 when all succeeded, else the
 // index of the step that failed (errno says why). Raw system calls only.
 long run_mount_steps(const MountStep* steps, std::size_t count);

@@ -231,6 +231,14 @@ TEST(BindConfinement, BindSourcesMustExistAndBeAbsolute) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/corral/bind"), std::string::npos);
   }
+  // The process layer's rule, at bind time: /proc, a target "/", too many.
+  for (auto binds : {std::vector<process::Bind>{{"/proc/self", "", false}},
+                     std::vector<process::Bind>{{"/usr", "/", false}},
+                     std::vector<process::Bind>(257, process::Bind{"/usr", "", false})}) {
+    CommandTree bad = tree(command("tool"));
+    bad.hardening.confinement.binds = binds;
+    EXPECT_THROW(Binding::bind(std::move(bad)), std::invalid_argument) << binds.size();
+  }
 }
 
 TEST(BindConfinement, EachCallRunsWithItsOperationsHardening) {

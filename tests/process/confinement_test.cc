@@ -462,6 +462,11 @@ TEST_P(ConfinementFilesystem, ABadBindIsRefusedBeforeAnythingStarts) {
     command.hardening = hardening;
     EXPECT_THROW(supervisor.run(command), SetupError) << bad.source;
   }
+  Hardening too_many;
+  too_many.confinement.binds.assign(kMaxBinds + 1, Bind{"/usr", "", false});
+  Command many = shell("echo started");
+  many.hardening = too_many;
+  EXPECT_THROW(supervisor.run(many), SetupError);
   EXPECT_EQ(supervisor.run(shell("echo next")).stdout_text(), "next\n");
 }
 
