@@ -882,8 +882,10 @@ TEST(Operator, AMaintenanceOnThatTimedOutIsNeverAppliedLater) {
 // counted. Issue 15.
 TEST(Admin, BoundCommandSlotsAndUpstreamsAreShownAndAKilledUpstreamRestarts) {
   const std::string src = CORRAL_SOURCE_DIR;
-  const std::string upstream =
-      R"({"probe": {"command": ["/bin/sh", ")" + src + R"(/tests/mcp/fixtures/env_upstream.sh"]}})";
+  const std::string upstream = R"({"probe": {"command": ["/bin/sh", ")" + src +
+                               R"(/tests/mcp/fixtures/env_upstream.sh"],)"
+                               R"( "confinement": {"binds": [")" +
+                               src + R"(/tests/mcp/fixtures"]}}})";
   Daemon d({"--max-workers", "1", "--mcp-manifest", src + "/tests/mcp/fixtures/mcp_tools.yaml",
             "--mcp-upstream", upstream});
   auto state = [&] { return boost::json::parse(d.admin("GET", "/__status__").body).as_object(); };
