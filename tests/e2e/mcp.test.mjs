@@ -25,7 +25,14 @@ const corral = process.env.CORRAL_BINARY ?? path.join(root, 'build/test/apps/cor
 const manifest = path.join(root, 'tests/mcp/fixtures/mcp_tools.yaml');
 const everything = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js');
-const upstream = JSON.stringify({ everything: { command: [process.execPath, everything, 'stdio'] } });
+// Confined (the default) with its package folder bound: the minimal
+// filesystem view shows node itself (/usr) but not node_modules.
+const upstream = JSON.stringify({
+  everything: {
+    command: [process.execPath, everything, 'stdio'],
+    confinement: { binds: [path.join(here, 'node_modules')] },
+  },
+});
 const scratch = mkdtempSync(path.join(tmpdir(), 'corral-mcp-e2e-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
