@@ -119,27 +119,42 @@ TEST(McpUpstreamConfinement, HostProfileReachesTheHost) {
   EXPECT_FALSE(protection_enforced(*up, "user_namespace"));
 }
 
-// Closing the upstream (the service's shutdown) leaves nothing it started:
-// a grandchild that double-forked and called setsid is gone too, on the
-// default profile and on the host one.
-void expect_close_kills_the_tree(bool host) {
+// Closing the upstream (the service's shutdown), or its exit and restart,
+// leaves nothing it started: a grandchild that double-forked and called
+// setsid is gone too, on the default profile and on the host one (no pid
+// namespace: only the unit holds it).
+void expect_no_survivor(bool host, bool by_restart) {
   Listener listener;
   WatchFifo fifo;
   {
     Options options;
     options.upstreams =
         parse_upstreams(setting(listener, fifo, host ? "\"host\"" : default_with_binds(fifo)));
+    options.restart_backoff_min = std::chrono::milliseconds(50);
     Harness h(std::move(options));
     EXPECT_NE(call_upstream(h, "spawn").find("spawned"), std::string::npos);
     ASSERT_TRUE(fifo.ready()) << "the grandchild never opened the FIFO";
+    if (by_restart) {
+      EXPECT_NE(call_upstream(h, "quit").find("ERR"), std::string::npos);
+      EXPECT_TRUE(fifo.writers_gone()) << "a process the server started outlived its exit";
+      return;
+    }
   }  // the harness shuts the service down: the upstream is closed
   EXPECT_TRUE(fifo.writers_gone()) << "a process the server started outlived its close";
 }
 
-TEST(McpUpstreamConfinement, CloseKillsASetsidGrandchild) { expect_close_kills_the_tree(false); }
+TEST(McpUpstreamConfinement, CloseKillsASetsidGrandchild) { expect_no_survivor(false, false); }
 
 TEST(McpUpstreamConfinement, CloseKillsASetsidGrandchildOnTheHostProfile) {
-  expect_close_kills_the_tree(true);
+  expect_no_survivor(true, false);
+}
+
+TEST(McpUpstreamConfinement, RestartKillsTheExitedServersSetsidGrandchild) {
+  expect_no_survivor(false, true);
+}
+
+TEST(McpUpstreamConfinement, RestartKillsTheExitedServersSetsidGrandchildOnTheHostProfile) {
+  expect_no_survivor(true, true);
 }
 
 std::string refusal(const std::string& text) {
