@@ -12,6 +12,7 @@
 #include "core/json.hpp"
 #include "core/utf8.hpp"
 #include "mcp_test_util.hpp"
+#include "process/limits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -309,6 +310,9 @@ TEST(McpStdio, CorralsDeathKillsAnUpstreamsWholeTree) {
   p.signal(SIGKILL);
   p.wait();
   EXPECT_TRUE(fifo.writers_gone()) << "a process the upstream started outlived corral";
+  // The dead corral's (empty) cgroup directories: what the next start's
+  // sweep removes, done here so that the test leaves none.
+  corral::process::sweep_stale_cgroups(true);
 }
 
 // JSON-RPC ids come back byte for byte: a number too long for a double, a
