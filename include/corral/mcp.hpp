@@ -145,7 +145,8 @@ class Service {
   //   runs_started, runs_failed, failures {code: n}, slot_status [{slot,
   //   state, pid, program, unit, since (RFC 3339), since_seconds}]],
   //  "upstreams": [{name, transport, state up|restarting|failed, pid,
-  //   restarts, last_exit, since, since_seconds, next_attempt?, tools}]}.
+  //   restarts, last_exit, since, since_seconds, next_attempt?, tools,
+  //   and for stdio unit, protections [{name, enforced, detail}]}]}.
   // Cheap: no syscalls beyond the clock. docs/operations.md.
   std::string status_json() const;
   // The same in Prometheus text format (corral_command_* and
