@@ -166,7 +166,20 @@ std::vector<std::string> describe_status(const json::object& status) {
         l += ", last exit: " + exit;
       if (const std::string next = text(*up, "next_attempt"); !next.empty())
         l += ", next attempt " + next;
+      if (const std::string unit = text(*up, "unit"); !unit.empty()) l += ", unit " + unit;
       lines.push_back(std::move(l));
+      // What of its confinement this host does not enforce, named.
+      std::string missing;
+      if (const json::value* ps = up->if_contains("protections"); ps && ps->is_array()) {
+        for (const json::value& pv : ps->get_array()) {
+          const json::object* p = pv.if_object();
+          const json::value* enforced = p ? p->if_contains("enforced") : nullptr;
+          if (!enforced || !enforced->is_bool() || enforced->get_bool()) continue;
+          missing +=
+              (missing.empty() ? "" : "; ") + text(*p, "name") + " (" + text(*p, "detail") + ")";
+        }
+      }
+      if (!missing.empty()) lines.push_back("               not enforced: " + missing);
     }
   }
   return lines;

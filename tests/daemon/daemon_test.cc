@@ -927,6 +927,7 @@ TEST(Admin, BoundCommandSlotsAndUpstreamsAreShownAndAKilledUpstreamRestarts) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\n  upstream     probe (stdio): up, pid "), std::string::npos) << text;
+  EXPECT_NE(text.find(", last exit: signal 9, unit "), std::string::npos) << text;
   EXPECT_NE(text.find(", 1 restarts, last exit: signal 9"), std::string::npos) << text;
 
   const auto metrics = d.get("/metrics");
