@@ -176,7 +176,11 @@ FilesystemPlan FilesystemPlan::build(const Inputs& in) {
            std::count(b.target.begin(), b.target.end(), '/');
   });
 
-  plan.add({.op = MountStep::Op::make_private, .target = "/"}, "make the mounts private");
+  // "/" is no mount point where the supervisor is chrooted into a plain
+  // directory: then the stage's own mount, under which every mount of the
+  // view is made.
+  plan.add({.op = MountStep::Op::make_private, .source = kStage, .target = "/"},
+           "make the mounts private");
   plan.add({.op = MountStep::Op::mount,
             .source = "tmpfs",
             .target = kStage,
@@ -322,6 +326,9 @@ CORRAL_CHILD_CODE long run_mount_steps(const MountStep* steps, std::size_t count
     switch (s.op) {
       case MountStep::Op::make_private:
         rc = ::syscall(SYS_mount, nullptr, s.target, nullptr, MS_REC | MS_PRIVATE, nullptr);
+        if (rc < 0 && errno == EINVAL && s.source != nullptr) {
+          rc = ::syscall(SYS_mount, nullptr, s.source, nullptr, MS_REC | MS_PRIVATE, nullptr);
+        }
         break;
       case MountStep::Op::mount:
         rc = ::syscall(SYS_mount, s.source, s.target, s.fstype, s.flags, s.data);
@@ -354,9 +361,11 @@ CORRAL_CHILD_CODE long run_mount_steps(const MountStep* steps, std::size_t count
           // The host's tree now sits on top of the view: detach it.
           rc = ::syscall(SYS_umount2, ".", MNT_DETACH);
         } else if (errno == EINVAL) {
-          // The supervisor is chrooted (its root is no mount point).
-          rc = ::syscall(SYS_mount, ".", "/", nullptr, MS_MOVE, nullptr);
-          if (rc == 0) rc = ::syscall(SYS_chroot, ".");
+          // The supervisor is chrooted (its root is no mount point): the
+          // host's tree stays in the namespace, out of reach of a process
+          // without CAP_SYS_CHROOT (dropped next) and without chroot (the
+          // seccomp filter kills it).
+          rc = ::syscall(SYS_chroot, ".");
         } else {
           rc = -1;
         }
@@ -378,7 +387,9 @@ struct ProbeResult {
 CORRAL_CHILD_CODE int probe_main(void* arg) {
   auto* result = static_cast<ProbeResult*>(arg);
   // In a fresh mount namespace: nothing here reaches the host.
-  if (::syscall(SYS_mount, nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) {
+  if (::syscall(SYS_mount, nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0 &&
+      (errno != EINVAL ||
+       ::syscall(SYS_mount, nullptr, kStage, nullptr, MS_REC | MS_PRIVATE, nullptr) < 0)) {
     *result = {errno, 1};
   } else if (::syscall(SYS_mount, "tmpfs", kStage, "tmpfs", MS_NOSUID | MS_NODEV, "size=4k") < 0) {
     *result = {errno, 2};

@@ -8,7 +8,7 @@
 // nothing a bind needs, and the command gets a procfs of its own anyway),
 // from the host's own paths, then becomes the root: pivot_root(".", ".")
 // and a detach of the host's tree, or, where the supervisor itself runs in a
-// chroot and pivot_root refuses, a move onto "/" and chroot(".").
+// chroot and pivot_root refuses, chroot(".").
 #pragma once
 
 #include <cstddef>
@@ -25,7 +25,7 @@ namespace corral::process {
 // One step of the view. Pointers stay valid while the FilesystemPlan lives.
 struct MountStep {
   enum class Op : std::uint8_t {
-    make_private,  // mounts at and below `target` stop propagating
+    make_private,  // mounts at and below `target` (if no mount point: `source`) stop propagating
     mount,         // mount(source, target, fstype, flags, data)
     set_attr,      // mount_setattr(target, attr_set = flags), `recursive` for the subtree
     mkdir,         // mkdir(target, 0755); an existing one is fine
