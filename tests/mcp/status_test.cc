@@ -271,6 +271,7 @@ TEST(McpUpstream, CrashLoopBacksOffAndRecovers) {
   Harness h(std::move(options));
   const int first = pid_in(probe(h, "env"));
   ASSERT_GT(first, 0);
+  const int fds_before = open_fds();
   std::ofstream(marker) << "crash";
   rusage before{};
   ::getrusage(RUSAGE_SELF, &before);
@@ -305,6 +306,9 @@ TEST(McpUpstream, CrashLoopBacksOffAndRecovers) {
     return entry(status_of(h.service()), "upstreams", "probe")->at("state").as_string() == "up";
   }));
   EXPECT_GT(pid_in(probe(h, "env")), 0);
+  // Seven failed starts left no descriptor behind (pipes, pidfds, cgroup
+  // files of each attempt).
+  EXPECT_LE(open_fds(), fds_before + 2);
 }
 
 }  // namespace
