@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bind/confinement_reader.hpp"
 #include "core/json.hpp"
 #include "core/units.hpp"
 #include "corral/bind.hpp"
@@ -525,6 +526,20 @@ CommandTree load_manifest_file(const std::string& path) {
   };
   visit(tree.root);
   return tree;
+}
+
+process::Confinement read_confinement_json(const json::value& value, const std::string& where) {
+  process::Confinement c;
+  try {
+    read_confinement(value, where).apply_to(c);
+  } catch (const std::invalid_argument& e) {
+    // The reader's errors speak of a manifest; this value is not in one.
+    std::string_view text = e.what();
+    constexpr std::string_view kPrefix = "manifest: ";
+    if (text.substr(0, kPrefix.size()) == kPrefix) text.remove_prefix(kPrefix.size());
+    throw std::invalid_argument(std::string(text));
+  }
+  return c;
 }
 
 }  // namespace corral::bind

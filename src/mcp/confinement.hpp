@@ -13,8 +13,8 @@
 namespace corral::mcp {
 
 // Reads `value` over the confined default (process::Confinement{}). The
-// manifest reader (bind::load_manifest) does the reading, so both accept
-// exactly the same text; binds must be absolute here (a setting has no
+// manifest reader (bind::read_confinement_json) does the reading, so both
+// accept exactly the same text; binds must be absolute here (a setting has no
 // folder to resolve a relative one against). Throws std::invalid_argument
 // that starts with `where` ("upstream \"p\": confinement") and names the
 // field.
