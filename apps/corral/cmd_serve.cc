@@ -143,6 +143,11 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
   const bool locked = protections.no_new_privs && protections.seccomp;
   const bool ok = result.ok && locked;
   const std::vector<std::string> lines = daemon::describe_non_defaults(parser.provenance());
+  // What a bound command (a manifest without `confinement`) gets here: the
+  // kernel's probes through a supervisor, as `corral tools` shows per
+  // operation.
+  const std::vector<process::Protection> command_protections =
+      process::Supervisor().protections(process::Hardening{});
   if (as_json) {
     json::object o{{"ok", ok},
                    {"value", result.value},
@@ -157,6 +162,12 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
     for (process::UnitKind unit : process::available_units())
       units.emplace_back(std::string(process::to_string(unit)));
     o["containment"] = std::move(units);
+    json::array confinement;
+    for (const auto& p : command_protections) {
+      confinement.push_back(
+          json::object{{"name", p.name}, {"enforced", p.enforced}, {"detail", p.detail}});
+    }
+    o["command_protections"] = std::move(confinement);
     std::printf("%s\n", json::serialize(o).c_str());
   } else {
     if (ok) {
@@ -172,6 +183,11 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
     for (process::UnitKind unit : process::available_units())
       std::printf(" %s", std::string(process::to_string(unit)).c_str());
     std::printf("\n");
+    std::printf("Bound commands' default (confined) profile on this machine:\n");
+    for (const auto& p : command_protections) {
+      std::printf("  %-22s %s%s\n", p.name.c_str(),
+                  p.enforced ? "active: " : "NOT ENFORCED: ", p.detail.c_str());
+    }
   }
   return ok ? kExitClean : kExitCannotSandbox;
 }

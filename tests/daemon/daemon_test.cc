@@ -463,6 +463,13 @@ TEST(Check, RunsTheWholePathToFortyTwo) {
   EXPECT_NE(out.find("check: ok: a hardened worker returned 42"), std::string::npos) << out;
   EXPECT_NE(out.find("Every setting is at its default."), std::string::npos);
   EXPECT_NE(out.find("seccomp allow-list     active"), std::string::npos);
+  // The bound commands' default profile, each protection with its state.
+  EXPECT_NE(out.find("Bound commands' default (confined) profile on this machine:\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\n  seccomp                active: "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  filesystem             "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  limits.processes       "), std::string::npos) << out;
 }
 
 TEST(Check, PrintsWhereEachNonDefaultSettingCameFrom) {
@@ -476,6 +483,12 @@ TEST(Check, PrintsWhereEachNonDefaultSettingCameFrom) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].as_string(), "--max-workers is 1, from the flag.");
   EXPECT_EQ(lines[1].as_string(), "--max-queue is 42, from the environment.");
+  bool saw_filesystem = false;
+  for (const auto& p : o.at("command_protections").as_array()) {
+    EXPECT_TRUE(p.at("enforced").is_bool());
+    saw_filesystem = saw_filesystem || p.at("name").as_string() == "filesystem";
+  }
+  EXPECT_TRUE(saw_filesystem);
 }
 
 TEST(Check, ExitsFiveWhenTheMachineCannotRunSandboxedCode) {
