@@ -106,19 +106,9 @@ int exit_code_of(Supervisor& supervisor, const Command& command) {
 
 // Every hostile case runs in each containment unit this host offers: the
 // confined profile must hold whichever unit tracks the run.
-class Confinement : public ::testing::TestWithParam<UnitKind> {
+class Confinement : public testing::EachUnit {
  protected:
-  void SetUp() override {
-    auto units = available_units();
-    if (std::find(units.begin(), units.end(), GetParam()) == units.end()) {
-      GTEST_SKIP() << to_string(GetParam()) << " is not available on this host";
-    }
-  }
-  SupervisorOptions options() const {
-    SupervisorOptions o;
-    o.unit = GetParam();
-    return o;
-  }
+  SupervisorOptions options() const { return unit_options(); }
 };
 using ConfinementFilesystem = Confinement;
 
@@ -500,13 +490,8 @@ TEST_P(ConfinementFilesystem, RootWithoutAUserNamespaceRunsAsTheGivenHostIds) {
             "65534\n65534\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\ndone\n");
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryUnit, Confinement,
-                         ::testing::Values(UnitKind::cgroup, UnitKind::pid_namespace,
-                                           UnitKind::process_group),
-                         testing::unit_name);
-INSTANTIATE_TEST_SUITE_P(EveryUnit, ConfinementFilesystem,
-                         ::testing::Values(UnitKind::cgroup, UnitKind::pid_namespace,
-                                           UnitKind::process_group),
+INSTANTIATE_TEST_SUITE_P(EveryUnit, Confinement, testing::every_unit_kind(), testing::unit_name);
+INSTANTIATE_TEST_SUITE_P(EveryUnit, ConfinementFilesystem, testing::every_unit_kind(),
                          testing::unit_name);
 
 }  // namespace

@@ -25,17 +25,10 @@ Command shell(const std::string& script) {
   return Command{{"/bin/sh", "-c", script}, Hardening::host()};
 }
 
-class Containment : public ::testing::TestWithParam<UnitKind> {
+class Containment : public testing::EachUnit {
  protected:
-  void SetUp() override {
-    auto units = available_units();
-    if (std::find(units.begin(), units.end(), GetParam()) == units.end()) {
-      GTEST_SKIP() << to_string(GetParam()) << " is not available on this host";
-    }
-  }
   SupervisorOptions options() const {
-    SupervisorOptions o;
-    o.unit = GetParam();
+    SupervisorOptions o = unit_options();
     o.cleanup_budget = 2s;
     return o;
   }
@@ -237,10 +230,7 @@ TEST_P(Containment, ReportsCpuTime) {
   EXPECT_GT(e.usage().memory_peak, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllUnits, Containment,
-                         ::testing::Values(UnitKind::cgroup, UnitKind::pid_namespace,
-                                           UnitKind::process_group),
-                         testing::unit_name);
+INSTANTIATE_TEST_SUITE_P(AllUnits, Containment, testing::every_unit_kind(), testing::unit_name);
 
 }  // namespace
 }  // namespace corral::process

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -112,6 +114,29 @@ inline Command shell(const std::string& script) { return Command{{"/bin/sh", "-c
 
 // Every unit this host offers (the parameter list of unit-wide tests).
 inline std::vector<UnitKind> units_here() { return available_units(); }
+
+// Every unit kind, available here or not: the parameter list of EachUnit
+// suites (a kind this host lacks is skipped by name, not left out).
+inline auto every_unit_kind() {
+  return ::testing::Values(UnitKind::cgroup, UnitKind::pid_namespace, UnitKind::process_group);
+}
+
+// A suite run once per unit kind: skips a kind this host does not offer and
+// gives a supervisor forced to it.
+class EachUnit : public ::testing::TestWithParam<UnitKind> {
+ protected:
+  void SetUp() override {
+    auto units = available_units();
+    if (std::find(units.begin(), units.end(), GetParam()) == units.end()) {
+      GTEST_SKIP() << to_string(GetParam()) << " is not available on this host";
+    }
+  }
+  SupervisorOptions unit_options() const {
+    SupervisorOptions o;
+    o.unit = GetParam();
+    return o;
+  }
+};
 
 inline std::string unit_name(const ::testing::TestParamInfo<UnitKind>& info) {
   return std::string(to_string(info.param));
