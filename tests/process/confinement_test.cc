@@ -460,6 +460,38 @@ TEST_P(ConfinementFilesystem, ABadBindIsRefusedBeforeAnythingStarts) {
   EXPECT_EQ(supervisor.run(shell("echo next")).stdout_text(), "next\n");
 }
 
+// The host after many views, failed ones among them: no descriptor and no
+// mount of the supervisor's namespace left behind.
+TEST_P(ConfinementFilesystem, ManyViewsLeaveTheHostAsItWas) {
+  auto count_lines = [](const char* path) {
+    std::ifstream in(path);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) ++n;
+    return n;
+  };
+  auto open_fds = [] {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  Supervisor supervisor(options());
+  EXPECT_EQ(supervisor.run(shell("true")).exit_code().value_or(-1), 0);  // probes done
+  const int fds = open_fds();
+  const int mounts = count_lines("/proc/self/mountinfo");
+  Hardening unbindable;
+  unbindable.confinement.binds = {Bind{"/nonexistent/corral-bind", "", false}};
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(supervisor.run(shell("echo x > /tmp/x")).exit_code().value_or(-1), 0);
+    Command refused = shell("true");
+    refused.hardening = unbindable;
+    EXPECT_THROW(supervisor.run(refused), SetupError);
+  }
+  EXPECT_LE(open_fds(), fds);  // a cached leaf may have closed since
+  EXPECT_EQ(count_lines("/proc/self/mountinfo"), mounts);
+  EXPECT_EQ(supervisor.run(shell("echo next")).stdout_text(), "next\n");
+}
+
 TEST_P(ConfinementFilesystem, AnExecutableOutsideTheSystemDirectoriesIsShown) {
   TempDir dir;
   shared_dir(dir);
