@@ -108,10 +108,7 @@ ServerProcess::ServerProcess(std::shared_ptr<ServerContainment> containment,
     request.stdout_fd = out.get();
     request.stderr_fd = err.get();
     unit_->started(process::spawn(command, executable, request));
-    if (limit_leaf_) {
-      limit_leaf_->adopt(unit_->leader());
-      limit_leaf_->close_procs();
-    }
+    if (limit_leaf_) limit_leaf_->close_procs();  // the child joined them before exec
   } catch (const process::SpawnError&) {
     if (unit_) unit_->release();
     if (limit_leaf_) c.limits_->release(limit_leaf_);

@@ -152,14 +152,6 @@ std::array<int, 3> LimitLeaf::procs_fds() const {
   return {procs_[0].get(), procs_[1].get(), procs_[2].get()};
 }
 
-void LimitLeaf::adopt(pid_t pid) const {
-  std::string text = std::to_string(pid);
-  for (const auto& fd : procs_) {
-    if (fd) [[maybe_unused]]
-      auto n = ::write(fd.get(), text.data(), text.size());
-  }
-}
-
 void LimitLeaf::close_procs() {
   for (auto& fd : procs_) fd.reset();
 }

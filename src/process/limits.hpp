@@ -48,9 +48,6 @@ class LimitLeaf {
 
   // cgroup.procs of each controller's leaf, open for writing (-1: none).
   std::array<int, 3> procs_fds() const;
-  // Moves `pid` into every leaf from the parent side (belt and braces for a
-  // child that did not join by itself); errors are ignored.
-  void adopt(pid_t pid) const;
   // Closes the write ends once the child is in.
   void close_procs();
   // True when no leaf lists a process.

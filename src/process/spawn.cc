@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -36,6 +38,7 @@
 #include "process/child_code.hpp"
 #include "process/confine.hpp"
 #include "process/filesystem_view.hpp"
+#include "process/namespace_pool.hpp"
 
 extern char** environ;
 
@@ -104,14 +107,21 @@ struct ChildPlan {
   int stderr_fd = -1;
   int error_fd = -1;
   int cgroup_procs_fd = -1;
+  int cgroup_dir_fd = -1;  // confined start: the first process is cloned into it
   std::array<int, 3> limit_procs_fds{-1, -1, -1};
   bool new_network_namespace = false;  // unshare it in command_main (no user/pid namespace)
-  // Confined start (fork-mode clone into new namespaces): the child waits for
-  // one byte on sync_read (the parent has then joined it to its cgroups and
-  // written its id maps), sets up, and becomes the init or the command.
+  // Confined start: a vfork-style starter enters the shared user and network
+  // namespaces (-1: none) and clones the run's first process with
+  // `clone_flags`; that process sets up and becomes the init or the command.
   bool use_init = false;
-  int sync_read = -1;
-  int sync_write = -1;
+  int user_namespace_fd = -1;
+  int network_namespace_fd = -1;
+  int clone_flags = 0;
+  pid_t started_pid = 0;  // written by the starter
+  // The supervisor holds the write end until the start is over: a first
+  // process that finds no writer left lost its supervisor.
+  int lifeline_read = -1;
+  int lifeline_write = -1;
   bool cgroup_namespace = false;
   bool uts_namespace = false;
   bool loopback_up = false;
@@ -228,22 +238,37 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
   }
 }
 
-// The first child of a confined start (fork-mode clone into its new user,
-// pid, ipc, uts and network namespaces): wait for the parent, finish the
-// namespaces, drop to the mapped ids with no capabilities, then become the
-// pid namespace's init or exec the command.
+// The run's first process in a confined start (a real fork, in its new
+// pid, mount, ipc and uts namespaces, a child of the supervisor): join the
+// unit's cgroups, finish the namespaces, drop to the mapped ids with no
+// capabilities, then become the pid namespace's init or exec the command.
 [[noreturn]] CORRAL_CHILD_CODE void confined_main(ChildPlan& plan) {
-  ::syscall(SYS_close, plan.sync_write);
   ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  // EOF instead of the byte: the parent died (perhaps before the death
-  // signal was armed) or gave up on us.
-  char go = 0;
-  long got;
-  do {
-    got = ::syscall(SYS_read, plan.sync_read, &go, 1);
-  } while (got < 0 && errno == EINTR);
-  if (got != 1) ::syscall(SYS_exit_group, 127);
-  ::syscall(SYS_close, plan.sync_read);
+  // This process is a copy of the supervisor's memory (tokens, other runs'
+  // data) and, as the init, outlives the exec: a command with its uid must
+  // not read it through /proc/1/mem. A change of uid makes a process
+  // undumpable by itself; a command mapped to the supervisor's own uid
+  // (a non-root supervisor, or uid 0 configured) has no such change.
+  ::syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // The supervisor may have died before the death signal was armed: then
+  // no write end of the lifeline is left.
+  ::syscall(SYS_close, plan.lifeline_write);
+  struct pollfd lifeline {
+    plan.lifeline_read, POLLIN, 0
+  };
+  struct timespec now {};
+  if (::syscall(SYS_ppoll, &lifeline, 1, &now, nullptr, 0) != 0) ::syscall(SYS_exit_group, 127);
+  ::syscall(SYS_close, plan.lifeline_read);
+  // This process joins, not the starter: a pids limit counts the init and
+  // the command only.
+  if (plan.cgroup_procs_fd >= 0 && ::syscall(SYS_write, plan.cgroup_procs_fd, "0", 1) < 0) {
+    child_fail(plan, kStageCgroup, errno);
+  }
+  for (int fd : plan.limit_procs_fds) {
+    if (fd >= 0 && ::syscall(SYS_write, fd, "0", 1) < 0) child_fail(plan, kStageLimitCgroup, errno);
+  }
+  plan.cgroup_procs_fd = -1;  // the command is in them already
+  plan.limit_procs_fds = {-1, -1, -1};
   if (::syscall(SYS_setsid) < 0) child_fail(plan, kStageProcessGroup, errno);
   // After the parent moved us into the unit's leaf: the namespace's root is
   // the leaf.
@@ -290,7 +315,8 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
   }
   if (plan.drop_identity) {
     for (int cap = 0; cap <= 63; ++cap) {
-      if (::syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
+      if (::syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+        if (errno == EINVAL) break;  // past the kernel's last capability
         child_fail(plan, kStageIdentity, errno);
       }
     }
@@ -302,6 +328,44 @@ CORRAL_CHILD_CODE void init_ignore(int) {}
   if (plan.use_init) init_main(plan);
   command_main(&plan);
   __builtin_unreachable();
+}
+
+// The starter of a confined start: a vfork-style child (the supervisor's
+// memory, not a copy of it) that enters the shared namespaces, clones the
+// run's first process as a child of the supervisor (CLONE_PARENT) and
+// exits. Its signals stay blocked: the supervisor's handlers must not run
+// here.
+CORRAL_CHILD_CODE int starter_main(void* arg) {
+  ChildPlan& plan = *static_cast<ChildPlan*>(arg);
+  if (plan.user_namespace_fd >= 0 &&
+      ::syscall(SYS_setns, plan.user_namespace_fd, CLONE_NEWUSER) < 0) {
+    child_fail(plan, kStageNamespace, errno);
+  }
+  if (plan.network_namespace_fd >= 0 &&
+      ::syscall(SYS_setns, plan.network_namespace_fd, CLONE_NEWNET) < 0) {
+    child_fail(plan, kStageNetwork, errno);
+  }
+  long pid = -1;
+  if (plan.cgroup_dir_fd >= 0) {
+    struct clone_args args {};
+    // The exit signal is ours (SIGCHLD) with CLONE_PARENT; clone3 wants 0.
+    args.flags =
+        static_cast<std::uint64_t>(plan.clone_flags & ~CSIGNAL) | CLONE_PARENT | CLONE_INTO_CGROUP;
+    args.cgroup = static_cast<std::uint64_t>(plan.cgroup_dir_fd);
+    pid = ::syscall(SYS_clone3, &args, sizeof args);
+    if (pid == 0) {
+      plan.cgroup_procs_fd = -1;  // in the leaf already
+      confined_main(plan);
+    }
+  }
+  // Without clone3 or CLONE_INTO_CGROUP (or refused): the first process
+  // joins the leaf through cgroup.procs.
+  if (pid < 0) pid = ::syscall(SYS_clone, plan.clone_flags | CLONE_PARENT, 0, 0, 0, 0);
+  if (pid == 0) confined_main(plan);
+  if (pid < 0) child_fail(plan, kStageNamespace, errno);
+  plan.started_pid = static_cast<pid_t>(pid);
+  ::syscall(SYS_exit_group, 0);
+  return 0;
 }
 
 CORRAL_CHILD_CODE int probe_main(void*) {
@@ -322,6 +386,9 @@ class ChildStack {
   ChildStack(const ChildStack&) = delete;
   ChildStack& operator=(const ChildStack&) = delete;
   char* top() const { return static_cast<char*>(base_) + kSize; }
+  // A confined start's starter runs on the upper half; the command's clone
+  // (in the first process's copy of this memory) on the lower one.
+  char* middle() const { return static_cast<char*>(base_) + kSize / 2; }
 
  private:
   void* base_ = nullptr;
@@ -349,14 +416,6 @@ bool is_corral_variable(std::string_view name) { return name.rfind("CORRAL_", 0)
 bool is_executable_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-void write_proc_file(const std::string& path, const std::string& text) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd) throw SpawnError(errno_message("open " + path, errno));
-  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-    throw SpawnError(errno_message("write " + path, errno));
-  }
 }
 
 // The parts of a command's confinement this start applies (what the host
@@ -573,35 +632,44 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   }
   plan.no_new_privs = applied.seccomp || applied.user_namespace;
 
-  int clone_flags = SIGCHLD;
-  UniqueFd sync_read, sync_write;
+  UniqueFd lifeline_read, lifeline_write;
+  NetworkLease network;
+  plan.cgroup_procs_fd = request.cgroup_procs_fd;
+  plan.cgroup_dir_fd = request.cgroup_dir_fd;
+  plan.limit_procs_fds = request.limit_cgroup_procs_fds;
   if (confined_start) {
-    make_pipe(sync_read, sync_write);
-    plan.sync_read = sync_read.get();
-    plan.sync_write = sync_write.get();
-    if (applied.user_namespace) clone_flags |= CLONE_NEWUSER;
+    make_pipe(lifeline_read, lifeline_write);
+    plan.lifeline_read = lifeline_read.get();
+    plan.lifeline_write = lifeline_write.get();
+    plan.clone_flags = SIGCHLD;
+    if (applied.user_namespace) {
+      plan.user_namespace_fd = shared_user_namespace(applied.uid, applied.gid);
+    }
     if (applied.user_namespace || applied.host_identity_drop) {
       plan.drop_identity = true;
       plan.drop_groups = ::geteuid() == 0;
       plan.uid = applied.uid;
       plan.gid = applied.gid;
     }
-    if (applied.filesystem) clone_flags |= CLONE_NEWNS;
-    if (plan.use_init) clone_flags |= CLONE_NEWPID;
+    if (applied.filesystem) plan.clone_flags |= CLONE_NEWNS;
+    if (plan.use_init) plan.clone_flags |= CLONE_NEWPID;
     if (applied.pid_namespace) {
-      clone_flags |= CLONE_NEWIPC | CLONE_NEWUTS;
+      plan.clone_flags |= CLONE_NEWIPC | CLONE_NEWUTS;
       plan.uts_namespace = true;
       plan.cgroup_namespace = true;
     }
-    if (applied.network_namespace) {
-      clone_flags |= CLONE_NEWNET;
+    if (applied.network_namespace && plan.use_init) {
+      // Handed on only once the run's pid namespace is empty (Unit::release).
+      network = lease_network_namespace(plan.user_namespace_fd);
+      plan.network_namespace_fd = network.fd();
+    } else if (applied.network_namespace) {
+      plan.clone_flags |= CLONE_NEWNET;
       plan.loopback_up = true;
       std::strncpy(plan.loopback.ifr_name, "lo", IFNAMSIZ - 1);
       plan.loopback.ifr_flags = IFF_UP | IFF_RUNNING;
     }
+    plan.stack_top = stack.middle();
   } else {
-    plan.cgroup_procs_fd = request.cgroup_procs_fd;
-    plan.limit_procs_fds = request.limit_cgroup_procs_fds;
     plan.new_network_namespace = applied.network_namespace;
   }
 
@@ -610,55 +678,30 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   {
     BlockSignals blocked;
     if (confined_start) {
-      pid = static_cast<pid_t>(::syscall(SYS_clone, clone_flags, 0, 0, 0, 0));
-      if (pid == 0) confined_main(plan);
+      pid = ::clone(starter_main, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
     } else {
       pid = ::clone(command_main, plan.stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
     }
     clone_error = errno;
   }
   if (pid < 0) throw SpawnError(errno_message("clone", clone_error));
+  if (confined_start) {
+    // The starter has exited (CLONE_VFORK): reap it; its clone, if it made
+    // one, is our child now.
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid = plan.started_pid;
+    lifeline_read.reset();
+  }
   error_write.reset();
 
   auto kill_child = [&] {
+    if (pid <= 0) return;
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
   };
-  if (confined_start) {
-    // The child waits: join it to its cgroups (before any namespace of its
-    // own is set up), write its id maps, then let it go.
-    sync_read.reset();
-    try {
-      std::string pid_text = std::to_string(pid);
-      std::array<int, 4> procs{request.cgroup_procs_fd, request.limit_cgroup_procs_fds[0],
-                               request.limit_cgroup_procs_fds[1],
-                               request.limit_cgroup_procs_fds[2]};
-      for (int fd : procs) {
-        if (fd < 0) continue;
-        if (::write(fd, pid_text.data(), pid_text.size()) !=
-            static_cast<ssize_t>(pid_text.size())) {
-          throw SpawnError(errno_message("join cgroup " + command.argv[0], errno));
-        }
-      }
-      if (applied.user_namespace) {
-        std::string proc = "/proc/" + pid_text + "/";
-        write_proc_file(proc + "uid_map",
-                        std::to_string(applied.uid) + " " + std::to_string(applied.uid) + " 1\n");
-        if (::geteuid() != 0) write_proc_file(proc + "setgroups", "deny");
-        write_proc_file(proc + "gid_map",
-                        std::to_string(applied.gid) + " " + std::to_string(applied.gid) + " 1\n");
-      }
-      char go = 1;
-      if (::write(sync_write.get(), &go, 1) != 1) {
-        throw SpawnError(errno_message("start " + command.argv[0], errno));
-      }
-      sync_write.reset();
-    } catch (...) {
-      kill_child();
-      throw;
-    }
-  }
 
   ChildRecord record{};
   ssize_t n;
@@ -667,7 +710,7 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
   } while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof record)) {
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    if (pid > 0) ::waitpid(pid, &status, 0);
     const char* stage = record.stage >= 0 && record.stage < static_cast<int>(kStageNames.size())
                             ? kStageNames[static_cast<size_t>(record.stage)]
                             : "start";
@@ -679,8 +722,10 @@ Spawned spawn(const Command& command, const std::string& executable, const Spawn
     throw SpawnError(errno_message(std::string(stage) + " " + command.argv[0], record.error));
   }
 
+  if (pid <= 0) throw SpawnError("start " + command.argv[0] + ": the starter made no process");
   Spawned spawned;
   spawned.pid = pid;
+  if (plan.use_init) spawned.network = std::move(network);
   spawned.pidfd = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   if (!spawned.pidfd) {
     int error = errno;

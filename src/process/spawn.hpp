@@ -7,8 +7,11 @@
 // hardening options, wires stdio and execs. A failure before exec is written
 // to a close-on-exec pipe, so the parent learns it before returning.
 //
-// For a pid-namespace unit the first child is a small init of ours (a real
-// fork into the new namespace) that clone-execs the command, forwards
+// A confined start goes through a vfork-style starter that enters the shared
+// user and network namespaces (namespace_pool.hpp) and clones the run's
+// first process into its new pid, mount, ipc and uts namespaces as a child
+// of the supervisor. For a pid namespace that process is a small init of
+// ours (a real fork: it outlives the start) that clone-execs the command, forwards
 // SIGTERM to the whole namespace, reaps orphans, and exits with the
 // command's status once the command exits (the kernel then kills whatever is
 // left in the namespace).
@@ -23,6 +26,7 @@
 
 #include "corral/process.hpp"
 #include "process/fd.hpp"
+#include "process/namespace_pool.hpp"
 
 namespace corral::process {
 
@@ -35,7 +39,12 @@ class SpawnError : public std::runtime_error {
 struct SpawnRequest {
   UnitKind unit = UnitKind::process_group;
   int cgroup_procs_fd = -1;  // cgroup unit: the leaf's cgroup.procs, open for writing
-  int stdout_fd = -1;        // write ends the command gets as fd 1 and 2
+  // cgroup unit: the leaf's directory. A confined start clones its first
+  // process straight into it (clone3 CLONE_INTO_CGROUP: no migration, whose
+  // RCU grace period costs milliseconds); without it, or where the kernel
+  // refuses, that process writes "0" to cgroup_procs_fd.
+  int cgroup_dir_fd = -1;
+  int stdout_fd = -1;  // write ends the command gets as fd 1 and 2
   int stderr_fd = -1;
   int stdin_fd = -1;  // read end the command gets as fd 0; -1 means /dev/null
   // Resource-limit cgroups to join besides the unit's (cgroup v1 pids,
@@ -47,6 +56,9 @@ struct SpawnRequest {
 struct Spawned {
   pid_t pid = 0;   // the command, or the pid namespace's init
   UniqueFd pidfd;  // readable once `pid` has exited
+  // The pooled network namespace the run is in, if any: the unit gives it
+  // back once it is empty.
+  NetworkLease network;
 };
 
 // The environment strings `hardening` gives a command (see

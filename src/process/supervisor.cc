@@ -326,12 +326,10 @@ class Supervisor::Impl {
       request.stdout_fd = stdout_write.get();
       request.stderr_fd = stderr_write.get();
       unit->started(spawn(*to_spawn, executable, request));
-      if (limit_leaf) {
-        // The child joined its limit leaves itself before exec; moving the
-        // leader again from here is a no-op then, and a safety net if not.
-        limit_leaf->adopt(unit->leader());
-        limit_leaf->close_procs();
-      }
+      // The child joined its limit leaves itself before exec (or the start
+      // failed). Moving it again from here would cost a cgroup migration
+      // (an RCU grace period, milliseconds) for nothing.
+      if (limit_leaf) limit_leaf->close_procs();
     } catch (const std::exception& e) {
       if (unit) unit->release();
       if (limit_leaf) limits_->release(limit_leaf);

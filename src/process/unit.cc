@@ -1,6 +1,7 @@
 // src/process/unit.cc: the three containment units.
 #include "process/unit.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@ namespace corral::process {
 void Unit::started(Spawned spawned) {
   leader_ = spawned.pid;
   pidfd_ = std::move(spawned.pidfd);
+  network_ = std::move(spawned.network);
 }
 
 bool Unit::reap_leader() {
@@ -59,10 +61,13 @@ class CgroupUnit final : public Unit {
   void prepare(SpawnRequest& request) override {
     Unit::prepare(request);
     request.cgroup_procs_fd = leaf_.procs_fd();
+    directory_ = UniqueFd(::open(leaf_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    request.cgroup_dir_fd = directory_.get();  // -1 if it failed: then joined by cgroup.procs
   }
   void started(Spawned spawned) override {
     Unit::started(std::move(spawned));
     leaf_.close_procs();
+    directory_.reset();
   }
   void terminate() override {
     if (!seen_empty_) leaf_.signal_all(SIGTERM);
@@ -81,7 +86,7 @@ class CgroupUnit final : public Unit {
     return seconds ? *seconds - cpu_base_ : Unit::cpu_seconds();
   }
   std::string describe() const override { return "cgroup " + leaf_.path(); }
-  void release() override {
+  void release_resources() override {
     if (released_) return;
     released_ = true;
     if (seen_empty_ && pool_ != nullptr) {
@@ -95,6 +100,7 @@ class CgroupUnit final : public Unit {
 
  private:
   CgroupLeaf leaf_;
+  UniqueFd directory_;  // the leaf, open for CLONE_INTO_CGROUP during a start
   CgroupLeafPool* pool_;
   double cpu_base_ = 0;
   bool seen_empty_ = false;

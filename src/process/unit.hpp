@@ -44,8 +44,13 @@ class Unit {
   // "cgroup /sys/fs/cgroup/...": for Status and messages.
   virtual std::string describe() const = 0;
   // Removes kernel objects (or returns the cgroup leaf to its pool); call
-  // once empty.
-  virtual void release() {}
+  // once empty. A network namespace is handed on only if the leader (the
+  // pid namespace's init, whose exit empties the namespace) was reaped.
+  void release() {
+    release_resources();
+    if (leader_reaped_) network_.give_back();
+    network_ = NetworkLease();
+  }
   // The cgroup v2 leaf directory of a cgroup unit; empty otherwise.
   virtual std::string cgroup_path() const { return {}; }
   // OOM kills the unit's own cgroup counted (memory.events); 0 if none.
@@ -64,12 +69,14 @@ class Unit {
  protected:
   // Records a reaped leader (for units that reap by group).
   void leader_reaped_with(int status, const struct rusage& usage);
+  virtual void release_resources() {}
 
   pid_t leader_ = 0;
   UniqueFd pidfd_;
   bool leader_reaped_ = false;
   int leader_status_ = 0;
   struct rusage leader_usage_ {};
+  NetworkLease network_;
 };
 
 // Creates an empty unit of `kind`. For cgroup, `leaves` must be set (the

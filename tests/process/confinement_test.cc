@@ -17,9 +17,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "corral/failure.hpp"
 #include "process/confine.hpp"
+#include "process/namespace_pool.hpp"
 #include "process/test_util.hpp"
 
 namespace corral::process {
@@ -265,6 +267,74 @@ TEST_P(Confinement, NoNetworkReachesAHostListener) {
                 .value_or(-1),
             0);
   ::close(listener);
+}
+
+// A network namespace is the costly part of a start, so runs take one from a
+// pool (namespace_pool.hpp): a later run may get an earlier run's, once that
+// run's pid namespace is empty, but two runs at once never share one.
+TEST_P(Confinement, NetworkNamespacesAreReusedButNeverShared) {
+  const ConfinementSupport& support = confinement_support();
+  if (!support.network_namespace || !support.pid_namespace) {
+    GTEST_SKIP() << "no network or pid namespace here: nothing is pooled";
+  }
+  SupervisorOptions two_at_once = options();
+  two_at_once.slots = 2;
+  Supervisor supervisor(two_at_once);
+  auto output_of = [&](const Command& command) {
+    try {
+      return supervisor.run(command).stdout_text();
+    } catch (const CommandError& e) {
+      return "failed: " + std::string(e.what()) + ": " + e.execution()->stderr_text();
+    }
+  };
+  const std::string first = output_of(shell("readlink /proc/self/ns/net"));
+  const std::string again = output_of(shell("readlink /proc/self/ns/net"));
+  ASSERT_EQ(first.rfind("net:[", 0), 0U) << first;
+  EXPECT_EQ(again, first);
+  EXPECT_GE(idle_network_namespaces(), 1U);
+
+  // Two runs at once: each records its namespace, then waits for the other's.
+  TempDir dir;
+  shared_dir(dir);
+  auto meeting = [&](const std::string& mine, const std::string& theirs) {
+    Command command = shell("readlink /proc/self/ns/net > " + dir.path() + "/" + mine +
+                            "; while [ ! -e " + dir.path() + "/" + theirs + " ]; do :; done");
+    command.hardening = binding(dir.path());
+    return command;
+  };
+  std::thread other([&] { output_of(meeting("b", "a")); });
+  EXPECT_EQ(output_of(meeting("a", "b")), "");
+  other.join();
+  auto recorded = [&](const std::string& name) {
+    std::ifstream in(dir.path() + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(recorded("a").rfind("net:[", 0), 0U);
+  EXPECT_NE(recorded("a"), recorded("b"));
+  // What a run could leave behind for the next: it holds no capability
+  // over the namespace, so its settings stay as they were.
+  const std::string tamper =
+      "for f in ipv4/ping_group_range ipv4/ip_local_port_range; do "
+      "echo '1 2' > /proc/sys/net/$f 2>/dev/null && echo changed $f; done; "
+      "readlink /proc/self/ns/net";
+  const std::string tampered_in = output_of(shell(tamper));
+  EXPECT_TRUE(tampered_in == recorded("a") || tampered_in == recorded("b")) << tampered_in;
+  // (what every new network namespace starts with)
+  EXPECT_EQ(output_of(shell("cat /proc/sys/net/ipv4/ip_local_port_range")), "32768\t60999\n");
+}
+
+// The init is a copy of the supervisor's memory: never readable by the
+// command, even one mapped to the supervisor's own uid (here root's 0).
+TEST_P(Confinement, TheInitsMemoryIsNotReadable) {
+  if (!confinement_support().pid_namespace) GTEST_SKIP() << "no pid namespace: no init";
+  Supervisor supervisor(options());
+  Command command = shell(
+      "cat /proc/1/comm; for f in mem maps environ; do "
+      "head -c1 /proc/1/$f >/dev/null 2>&1 && echo read $f; done; id -u");
+  command.hardening.confinement.uid = ::geteuid();
+  command.hardening.confinement.gid = ::getegid();
+  EXPECT_EQ(supervisor.run(command).stdout_text(),
+            "corral-init\n" + std::to_string(::geteuid()) + "\n");
 }
 
 TEST_P(Confinement, DescendantsDieWithTheRun) {
