@@ -106,13 +106,14 @@ UniqueFd hold_namespace(bool new_user, HolderPlan plan, unsigned uid, unsigned g
   std::strncpy(plan.loopback.ifr_name, "lo", IFNAMSIZ - 1);
   plan.loopback.ifr_flags = IFF_UP | IFF_RUNNING;
 
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  long pid = ::syscall(SYS_clone, SIGCHLD | (new_user ? CLONE_NEWUSER : 0), 0, 0, 0, 0);
-  if (pid == 0) holder_main(plan);
-  int clone_error = errno;
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  long pid;
+  int clone_error;
+  {
+    BlockSignals blocked;
+    pid = ::syscall(SYS_clone, SIGCHLD | (new_user ? CLONE_NEWUSER : 0), 0, 0, 0, 0);
+    if (pid == 0) holder_main(plan);
+    clone_error = errno;
+  }
   if (pid < 0) throw SpawnError(errno_message("clone a namespace holder", clone_error));
   report_write.reset();
   wait_read.reset();

@@ -394,21 +394,6 @@ class ChildStack {
   void* base_ = nullptr;
 };
 
-// Blocks every signal on this thread for the lifetime of the guard, so no
-// handler of ours can run in the child before it resets dispositions.
-class BlockSignals {
- public:
-  BlockSignals() {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old_);
-  }
-  ~BlockSignals() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
- private:
-  sigset_t old_;
-};
-
 constexpr const char* kDefaultPath = "PATH=/usr/local/bin:/usr/bin:/bin";
 
 bool is_corral_variable(std::string_view name) { return name.rfind("CORRAL_", 0) == 0; }
