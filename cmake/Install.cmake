@@ -12,19 +12,12 @@ include(CMakePackageConfigHelpers)
 
 # API targets an embedder names. Each is one line in target_link_libraries;
 # everything below it comes along through the exported link interfaces.
-add_library(corral_process INTERFACE)  # corral::process: supervised commands
-add_library(corral_bind INTERFACE)     # corral::bind: manifests and CLI11 trees
-add_library(corral_pool INTERFACE)     # corral::pool: hardened worker processes
+# The layer archives (corral::core, sandbox, process, bind, pool, server,
+# mcp) are exported under their layer's name (src/CMakeLists.txt).
 add_library(corral_client INTERFACE)   # corral::client: the executor protocol's C++ client
 add_library(corral_all INTERFACE)      # corral::corral: every layer
-foreach(api process bind pool)
-  target_link_libraries(corral_${api} INTERFACE corral)
-  set_target_properties(corral_${api} PROPERTIES EXPORT_NAME ${api})
-endforeach()
 target_link_libraries(corral_client INTERFACE corral_server)
 set_target_properties(corral_client PROPERTIES EXPORT_NAME client)
-set_target_properties(corral_server PROPERTIES EXPORT_NAME server)
-set_target_properties(corral_mcp PROPERTIES EXPORT_NAME mcp)
 target_link_libraries(corral_all INTERFACE corral_mcp corral_server corral corral_sandbox)
 set_target_properties(corral_all PROPERTIES EXPORT_NAME corral)
 
@@ -35,8 +28,8 @@ install(TARGETS corral_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # says how bin/corral and embedders find it).
 install(TARGETS corral_ruby_helper RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/corral)
 install(TARGETS
-    corral_core corral_sandbox corral corral_server corral_mcp
-    corral_process corral_bind corral_pool corral_client corral_all
+    corral_core corral_sandbox corral_process corral_bind corral_pool corral_server corral_mcp
+    corral corral_client corral_all
     corral_v8 corral_mruby corral_seccomp corral_re2
   EXPORT corralTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

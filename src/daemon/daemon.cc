@@ -118,8 +118,8 @@ void Daemon::start() {
     mcp_mount_->endpoint = std::make_shared<mcp::HttpEndpoint>(mcp_service_, std::move(mcp_http));
     mcp_mount_->service = mcp_service_;
   }
-  server_->listen();  // a taken port throws here, nothing else is held yet
   try {
+    server_->listen();  // a taken port throws here
     server_->pool().subscribe([this](const pool::Event& event) {
       if (event.kind == pool::Event::Kind::worker_started) {
         std::lock_guard lock(workers_mutex_);
@@ -151,8 +151,17 @@ void Daemon::start() {
           server::GuardPolicy{settings_.allowed_origins, settings_.allowed_hosts});
       admin_->listen();
     }
-  } catch (...) {
+  } catch (...) {  // what came before is released: the service (its upstreams), the server
     admin_.reset();
+    if (mcp_service_) {
+      {
+        std::lock_guard lock(mcp_mount_->mutex);
+        mcp_mount_->endpoint.reset();
+        mcp_mount_->service.reset();
+      }
+      mcp_service_->shutdown();
+      mcp_service_.reset();
+    }
     server_->close();
     server_.reset();
     throw;
@@ -169,7 +178,7 @@ std::optional<std::string> Daemon::admin_address() const {
 }
 
 bool Daemon::stop() {
-  if (stopped_) return true;
+  if (stopped_ || !server_) return true;  // stopped, or never started (or its start failed)
   stopped_ = true;
   log_.info("stopping: draining executions (shutdown grace " +
             std::to_string(settings_.shutdown_grace.count()) + " ms)");

@@ -18,7 +18,7 @@
 #include <string_view>
 
 #include "core/json.hpp"
-#include "core/seccomp_policy.hpp"
+#include "sandbox/seccomp_policy.hpp"
 
 namespace corral::pool {
 namespace {
@@ -296,7 +296,7 @@ void lock_down(int keep_fd, Protections& protections) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     throw std::runtime_error(failed("no_new_privs: prctl"));
   protections.no_new_privs = true;
-  core::install_seccomp_policy();
+  sandbox::install_seccomp_policy();
   protections.seccomp = true;
 }
 

@@ -424,6 +424,26 @@ TEST(Serve, ATakenAdminPortReleasesTheExecutorAndExitsTwo) {
       << "the start must not report success";
 }
 
+// With MCP on, the service (and its upstream server) started before the
+// listen: a taken port releases them in the start itself, so nothing is
+// "stopped" that never ran.
+TEST(Serve, ATakenPortReleasesTheMcpServiceAndExitsTwo) {
+  TakenPort taken;
+  const std::string src = CORRAL_SOURCE_DIR;
+  const std::string upstream = R"({"probe": {"command": ["/bin/sh", ")" + src +
+                               R"(/tests/mcp/fixtures/env_upstream.sh"],)"
+                               R"( "confinement": {"binds": [")" +
+                               src + R"(/tests/mcp/fixtures"]}}})";
+  Process p({kCorral, "serve", "--port", taken.port(), "--admin-port", "0", "--log-level", "debug",
+             "--mcp-manifest", src + "/tests/mcp/fixtures/mcp_tools.yaml", "--mcp-upstream",
+             upstream});
+  EXPECT_EQ(p.wait(), 2);
+  const std::string err = p.stderr_text();
+  EXPECT_NE(err.find("cannot start"), std::string::npos) << err;
+  EXPECT_EQ(err.find("stopping:"), std::string::npos) << err;
+  EXPECT_EQ(err.find("executor listening"), std::string::npos) << err;
+}
+
 TEST(AdminListener, AHandlerThatThrowsAnswersJson500WithoutDetails) {
   std::string logged;
   corral::daemon::AdminListener listener(

@@ -7,7 +7,7 @@
 // holding the run counters (wire.hpp's Counters); nothing else is open. It
 // maps the counters, closes fd 4, loads the time zone, then sets
 // no_new_privs and installs the seccomp allow-list pooled workers run under
-// (src/core/seccomp_policy.cc) before it says hello and reads its first
+// (src/sandbox/seccomp_policy.cc) before it says hello and reads its first
 // frame: no guest code runs in it without the filter. It leaves with _exit.
 #include <pthread.h>
 #include <signal.h>
@@ -21,10 +21,10 @@
 #include <cstring>
 #include <string>
 
-#include "core/seccomp_policy.hpp"
 #include "sandbox/ruby/guest.hpp"
 #include "sandbox/ruby/helper.hpp"
 #include "sandbox/ruby/wire.hpp"
+#include "sandbox/seccomp_policy.hpp"
 
 namespace corral::sandbox::ruby {
 namespace {
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
   // after it, so it never runs unfiltered.
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(HelperProcess::kExitNoLockdown);
   try {
-    corral::core::install_seccomp_policy();
+    corral::sandbox::install_seccomp_policy();
   } catch (...) {
     ::_exit(HelperProcess::kExitNoLockdown);
   }

@@ -1,4 +1,4 @@
-#include "core/seccomp_policy.hpp"
+#include "sandbox/seccomp_policy.hpp"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace corral::core {
+namespace corral::sandbox {
 namespace {
 
 // The policy; docs/security.md has it as a table with the reason for each
@@ -252,4 +252,4 @@ void install_seccomp_policy() {
   filter.load();
 }
 
-}  // namespace corral::core
+}  // namespace corral::sandbox

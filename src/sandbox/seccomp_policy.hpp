@@ -1,11 +1,11 @@
-// src/core/seccomp_policy.hpp: the seccomp allow-list of the processes that run guests
-// (pooled workers).
+// src/sandbox/seccomp_policy.hpp: the seccomp allow-list of the processes that run guests
+// (pooled workers, and corral-ruby-helper for in-process Ruby).
 //
 // docs/security.md has the policy as tables, with why each syscall is
 // allowed, refused or fatal; keep the two in step.
 #pragma once
 
-namespace corral::core {
+namespace corral::sandbox {
 
 // install_seccomp_policy: loads the filter on every thread of the process
 // (TSYNC). Unlisted syscalls fail with EPERM; hostile ones (exec, fork,
@@ -15,4 +15,4 @@ namespace corral::core {
 // built or loaded.
 void install_seccomp_policy();
 
-}  // namespace corral::core
+}  // namespace corral::sandbox

@@ -1,0 +1,17 @@
+# cmake -DBINARY=FILE -DLIBRARY=NAME -P no_library.cmake: fails when the
+# dynamic section of FILE needs a library whose name starts with NAME.
+execute_process(COMMAND readelf -d "${BINARY}" OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf -d ${BINARY} failed (${rc})")
+endif()
+string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]*\\]" needed "${dynamic}")
+if(NOT needed)
+  message(FATAL_ERROR "${BINARY} needs no shared library at all: not a dynamic executable?")
+endif()
+foreach(entry IN LISTS needed)
+  if(entry MATCHES "\\[(${LIBRARY}[^]]*)\\]")
+    message(FATAL_ERROR "${BINARY} needs ${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+list(LENGTH needed count)
+message(STATUS "${BINARY}: ${count} libraries needed, none of them ${LIBRARY}*")
