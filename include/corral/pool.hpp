@@ -203,7 +203,9 @@ struct Options {
   // goes to this process's stderr as "corral worker N: line".
   std::function<void(std::uint64_t worker, int pid, std::string_view line)> worker_stderr = {};
   std::uint64_t worker_stderr_limit = std::uint64_t{1} << 20;
-  // Largest IPC frame either side may send.
+  // Largest IPC frame either side may send: a run over it fails
+  // invalid_request at admission, a tool answer over it reaches the guest
+  // as a tool error, a result over it is response_too_large.
   std::size_t max_frame = std::size_t{64} << 20;
   // False skips the worker's lockdown (seccomp, namespaces): for debugging
   // only; `corral check` reports what is active.

@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "core/utf8.hpp"
 #include "corral/pool.hpp"
@@ -351,6 +352,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     // Set when its worker's memory passed what its runs may hold: however
     // the run ends now, it ends as memory_limit with this message.
     std::string memory_verdict;
+    std::string run_frame;  // encoded at admission, where its size is checked
   };
 
   enum class WorkerState { starting, ready, retiring, dying };
@@ -410,6 +412,22 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       sandbox::validate(pending->request.limits);
     } catch (const std::invalid_argument& e) {
       settle(pending, Outcome{std::nullopt, make_failure(FailureCode::invalid_request, e.what())});
+      return;
+    }
+    // A frame the worker would refuse (and exit on) fails here, once: on
+    // any worker it would be as large, so it is not retryable.
+    pending->run_frame = encode_frame(run_message(*pending));
+    if (const std::size_t size = pending->run_frame.size() - kFrameHeaderBytes;
+        size > options_.max_frame) {
+      pending->run_frame.clear();
+      pending->run_frame.shrink_to_fit();
+      settle(pending,
+             Outcome{std::nullopt,
+                     make_failure(FailureCode::invalid_request,
+                                  "the run (its code and tool names) is " + std::to_string(size) +
+                                      " bytes as a frame, more than the pool's frame "
+                                      "limit (max_frame) of " +
+                                      std::to_string(options_.max_frame) + " bytes")});
       return;
     }
     if (std::shared_ptr<Worker> worker = free_worker()) {
@@ -536,6 +554,18 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     update_gauges();
   }
 
+  static json::object run_message(const Pending& pending) {
+    const Request& request = pending.request;
+    json::array tools;
+    for (const std::string& name : request.tools) tools.emplace_back(name);
+    return json::object{{"t", "run"},
+                        {"id", pending.ticket},
+                        {"shape", request.shape == Request::Shape::eval ? "eval" : "execute"},
+                        {"code", request.code},
+                        {"tools", std::move(tools)},
+                        {"limits", limits_to_object(request.limits)}};
+  }
+
   void start(const std::shared_ptr<Pending>& pending, const std::shared_ptr<Worker>& worker) {
     pending->worker = worker;
     pending->started = Clock::now();
@@ -543,16 +573,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       worker->memory_baseline = worker->memory.private_bytes(worker->pid);
     }
     worker->running[pending->ticket] = pending;
-    const Request& request = pending->request;
-    json::array tools;
-    for (const std::string& name : request.tools) tools.emplace_back(name);
-    write(worker,
-          json::object{{"t", "run"},
-                       {"id", pending->ticket},
-                       {"shape", request.shape == Request::Shape::eval ? "eval" : "execute"},
-                       {"code", request.code},
-                       {"tools", std::move(tools)},
-                       {"limits", limits_to_object(request.limits)}});
+    // Sent once; a run put back in line (its worker never started) is
+    // encoded again.
+    std::string frame = std::exchange(pending->run_frame, std::string());
+    write_frame(worker, frame.empty() ? encode_frame(run_message(*pending)) : std::move(frame));
     if (worker->state == WorkerState::ready) {
       arm_backstop(pending);
       watch_memory();
@@ -951,8 +975,12 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   }
 
   void write(const std::shared_ptr<Worker>& worker, const json::object& message) {
+    write_frame(worker, encode_frame(message));
+  }
+
+  void write_frame(const std::shared_ptr<Worker>& worker, std::string frame) {
     if (worker->state == WorkerState::dying) return;
-    worker->writes.push_back(encode_frame(message));
+    worker->writes.push_back(std::move(frame));
     if (!worker->writing) write_next(worker);
   }
 
@@ -1018,13 +1046,12 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     emit({.kind = Event::Kind::tool_call, .worker = worker->number, .pid = worker->pid});
     auto it = worker->running.find(ticket);
     if (it == worker->running.end() || it->second->settled) {
-      write(worker, answer_frame(ticket, *call, false, "Execution has already completed."));
+      answer(worker, ticket, *call, false, "Execution has already completed.");
       return true;
     }
     Pending& pending = *it->second;
     if (!pending.request.dispatcher) {
-      write(worker, answer_frame(ticket, *call, false,
-                                 "no tool dispatcher: " + std::string(name->c_str())));
+      answer(worker, ticket, *call, false, "no tool dispatcher: " + std::string(name->c_str()));
       return true;
     }
     auto state = std::make_shared<ToolAnswer::State>();
@@ -1044,13 +1071,26 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     return true;
   }
 
-  static json::object answer_frame(Ticket ticket, std::uint64_t call, bool ok,
-                                   std::string payload) {
-    return json::object{{"t", "answer"},
-                        {"id", ticket},
-                        {"call", call},
-                        {"ok", ok},
-                        {"payload", std::move(payload)}};
+  // Sends a tool call's answer. One the worker would refuse as an oversized
+  // frame (and exit on, failing every run it holds) becomes a rejection
+  // that says so: the guest sees a tool error it can catch.
+  void answer(const std::shared_ptr<Worker>& worker, Ticket ticket, std::uint64_t call, bool ok,
+              std::string payload) {
+    auto message = [&](bool ok, std::string payload) {
+      return json::object{{"t", "answer"},
+                          {"id", ticket},
+                          {"call", call},
+                          {"ok", ok},
+                          {"payload", std::move(payload)}};
+    };
+    std::string frame = encode_frame(message(ok, std::move(payload)));
+    if (const std::size_t size = frame.size() - kFrameHeaderBytes; size > options_.max_frame) {
+      frame = encode_frame(message(false, "the tool's answer is " + std::to_string(size) +
+                                              " bytes as a frame, more than the pool's frame "
+                                              "limit (max_frame) of " +
+                                              std::to_string(options_.max_frame) + " bytes"));
+    }
+    write_frame(worker, std::move(frame));
   }
 
   void deliver_answer(const ToolAnswer::State& state, bool ok, std::string payload) {
@@ -1059,7 +1099,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     const std::shared_ptr<Worker>& worker = it->second;
     auto run = worker->running.find(state.ticket);
     if (run == worker->running.end() || run->second->settled) return;
-    write(worker, answer_frame(state.ticket, state.call, ok, std::move(payload)));
+    answer(worker, state.ticket, state.call, ok, std::move(payload));
   }
 
   bool on_done(const std::shared_ptr<Worker>& worker, Ticket ticket, const json::object& message) {

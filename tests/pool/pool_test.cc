@@ -850,6 +850,63 @@ TEST(PoolRetry, AnAnswerLargerThanTheFrameLimitIsResponseTooLargeAndTheWorkerLiv
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
 }
 
+// The pool checks what it sends too: a run larger than the frame limit
+// would make the worker exit (and fail every run on it retryably, so a
+// retry hit the same wall). It is refused before any worker sees it.
+TEST(PoolRetry, ARunLargerThanTheFrameLimitIsInvalidAndNoWorkerDies) {
+  Options options = base_options();
+  options.max_frame = 64 * 1024;
+  WorkerPool pool(options);
+  WorkerWatch watch;
+  watch.attach(pool);
+  ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
+  const std::string big = "async () => '" + std::string(70 * 1024, 'x') + "'.length";
+  Outcome outcome = pool.execute(code_request(big));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.failure->code, FailureCode::invalid_request) << outcome.failure->message;
+  EXPECT_FALSE(outcome.failure->retryable());
+  EXPECT_NE(outcome.failure->message.find("frame limit (max_frame) of 65536 bytes"),
+            std::string::npos)
+      << outcome.failure->message;
+  // Escaping counts: 20,000 control characters are 120,000 bytes as JSON.
+  Outcome escaped = pool.execute(code_request("async () => '" + std::string(20000, '\x01') + "'"));
+  ASSERT_FALSE(escaped.ok());
+  EXPECT_EQ(escaped.failure->code, FailureCode::invalid_request) << escaped.failure->message;
+  Outcome next = pool.execute(code_request("async () => 'alive'"));
+  ASSERT_TRUE(next.ok()) << next.failure->message;
+  std::lock_guard lock(watch.mutex);
+  EXPECT_EQ(watch.pids.size(), 1u) << "a worker was replaced";
+  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
+}
+
+// A tool's answer larger than the frame limit reaches the guest as a tool
+// error it can catch; the worker and the run live on.
+TEST(PoolRetry, AToolAnswerLargerThanTheFrameLimitIsAToolErrorTheGuestCatches) {
+  Options options = base_options();
+  options.max_frame = 64 * 1024;
+  WorkerPool pool(options);
+  WorkerWatch watch;
+  watch.attach(pool);
+  Outcome outcome = pool.execute(code_request(
+      R"(async () => {
+        try { await codemode.big({}); return 'no error'; }
+        catch (e) { return 'caught: ' + e.message; }
+      })",
+      {"big"}, [](const std::string&, std::string, ToolAnswer answer) {
+        answer.resolve("\"" + std::string(100 * 1024, 'y') + "\"");
+      }));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  EXPECT_NE(outcome.execution->value().find("caught: "), std::string::npos)
+      << outcome.execution->value();
+  EXPECT_NE(outcome.execution->value().find("frame limit (max_frame) of 65536 bytes"),
+            std::string::npos)
+      << outcome.execution->value();
+  Outcome next = pool.execute(code_request("async () => 'alive'"));
+  ASSERT_TRUE(next.ok()) << next.failure->message;
+  std::lock_guard lock(watch.mutex);
+  EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
+}
+
 TEST(PoolHostile, AWorkerStoppedWhileIdleIsReplacedBeforeItTakesARun) {
   WorkerPool pool(base_options());
   WorkerWatch watch;
