@@ -93,6 +93,25 @@ std::string Metrics::render(const pool::Stats& stats) const {
   line("corral_executions_running", stats.executions_running);
   family(out, "corral_tool_calls_total", "counter", "Tool calls bridged to callers.");
   line("corral_tool_calls_total", tool_calls_.load());
+
+  // The pool's own lifecycle: every reason, zeros included, so a rate over
+  // a reason that has not happened yet is 0 rather than absent.
+  family(out, "corral_workers_started_total", "counter", "Worker processes spawned.");
+  line("corral_workers_started_total", stats.workers_started);
+  family(out, "corral_worker_exits_total", "counter",
+         "Worker processes that ended, by why (retired, crashed, hung, ...).");
+  for (int exit = 0; exit < pool::kWorkerExitCount; ++exit) {
+    fmt::format_to(std::back_inserter(out), "corral_worker_exits_total{{reason=\"{}\"}} {}\n",
+                   pool::to_string(static_cast<pool::WorkerExit>(exit)),
+                   stats.worker_exits[static_cast<std::size_t>(exit)]);
+  }
+  family(out, "corral_pool_rejections_total", "counter",
+         "Executions the pool refused before they ran, by why.");
+  for (int why = 0; why < pool::kRejectionCount; ++why) {
+    fmt::format_to(std::back_inserter(out), "corral_pool_rejections_total{{reason=\"{}\"}} {}\n",
+                   pool::to_string(static_cast<pool::Rejection>(why)),
+                   stats.rejections[static_cast<std::size_t>(why)]);
+  }
   return out;
 }
 
