@@ -86,7 +86,7 @@ void BM_PoolLatency(benchmark::State& state, const Workload& workload) {
     const auto start = Clock::now();
     pool::Outcome outcome = pool.execute(request_for(workload));
     micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-    if (!outcome.ok() || outcome.execution->value() != workload.expect)
+    if (!outcome.ok() || outcome.execution().value() != workload.expect)
       state.SkipWithError("unexpected outcome");
   }
   set_percentiles(state, micros);
@@ -272,7 +272,7 @@ void BM_TimeoutLateness(benchmark::State& state, StopCase stop) {
     for (int i = 0; i < inflight; ++i) {
       pool.submit(request(), [&](pool::Outcome outcome) {
         std::lock_guard lock(mutex);
-        if (outcome.ok() || outcome.failure->code != FailureCode::timeout) ++wrong;
+        if (outcome.ok() || outcome.failure().code != FailureCode::timeout) ++wrong;
         if (--pending == 0) settled.notify_all();
       });
     }

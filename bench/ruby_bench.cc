@@ -109,7 +109,7 @@ void BM_PoolTrivialEval(benchmark::State& state, Language language) {
   };
   pool::Outcome warm = pool.execute(request());
   if (!warm.ok()) {
-    state.SkipWithError(warm.failure->message.c_str());
+    state.SkipWithError(warm.failure().message.c_str());
     return;
   }
   for (auto _ : state) benchmark::DoNotOptimize(pool.execute(request()));

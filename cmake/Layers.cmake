@@ -18,7 +18,7 @@ set(CORRAL_LAYER_USES_daemon mcp)
 
 # The layer each public header (include/corral/<name>.hpp) belongs to.
 set(CORRAL_PUBLIC_HEADER_LAYERS
-  execution=core failure=core
+  execution=core failure=core outcome=core
   sandbox=sandbox
   process=process
   bind=bind bind_cli11=bind

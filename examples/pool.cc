@@ -33,12 +33,12 @@ int main(int argc, char** argv) {
 
   corral::pool::Outcome outcome = pool.execute(std::move(request));
   if (!outcome.ok()) {
-    std::printf("failed: %s: %s\n", std::string(corral::to_string(outcome.failure->code)).c_str(),
-                outcome.failure->message.c_str());
+    std::printf("failed: %s: %s\n", std::string(corral::to_string(outcome.failure().code)).c_str(),
+                outcome.failure().message.c_str());
     return 1;
   }
-  std::printf("value: %s\nstdout: %s", outcome.execution->value().c_str(),
-              outcome.execution->stdout_text().c_str());
+  std::printf("value: %s\nstdout: %s", outcome.execution().value().c_str(),
+              outcome.execution().stdout_text().c_str());
   pool.shutdown(std::chrono::seconds(5));
   return 0;
 }

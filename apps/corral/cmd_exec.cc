@@ -86,35 +86,36 @@ int run_exec(const ExecFlags& flags) {
     }
   };
 
-  client::Outcome outcome;
+  std::optional<client::Outcome> answered;
   try {
     client::ConnectOptions options;
     if (!flags.token.empty()) options.authorization = "Bearer " + flags.token;
     auto connection = client::Client::connect(flags.server, options);
-    outcome = connection->execute(request, handler);
+    answered.emplace(connection->execute(request, handler));
   } catch (const Error& e) {
     std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(e.code())).c_str(), e.what());
     return 1;
   }
 
+  const client::Outcome& outcome = *answered;
   if (flags.json) {
-    std::cout << core::json::serialize(outcome.ok() ? core::result_envelope(*outcome.execution)
-                                                    : core::result_envelope(*outcome.failure))
+    std::cout << core::json::serialize(outcome.ok() ? core::result_envelope(outcome.execution())
+                                                    : core::result_envelope(outcome.failure()))
               << '\n';
   } else {
-    const Execution* execution = outcome.ok()                 ? &*outcome.execution
-                                 : outcome.failure->execution ? outcome.failure->execution.get()
-                                                              : nullptr;
+    const Execution* execution = outcome.ok()                  ? &outcome.execution()
+                                 : outcome.failure().execution ? outcome.failure().execution.get()
+                                                               : nullptr;
     if (execution) {
       std::cout << execution->stdout_text();
       std::cerr << execution->stderr_text();
     }
-    if (outcome.ok()) std::cout << outcome.execution->value() << '\n';
+    if (outcome.ok()) std::cout << outcome.execution().value() << '\n';
   }
   std::cout.flush();
   if (!outcome.ok()) {
-    std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(outcome.failure->code)).c_str(),
-                 outcome.failure->message.c_str());
+    std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(outcome.failure().code)).c_str(),
+                 outcome.failure().message.c_str());
     return 1;
   }
   return 0;

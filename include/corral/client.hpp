@@ -14,7 +14,7 @@
 //   request.tools = {{.name = "echo", .description = "returns its input"}};
 //   corral::client::Outcome outcome = client->execute(request,
 //       [](const std::string& name, const std::string& input) { return input; });
-//   outcome.execution->value();  // "1"
+//   outcome.execution().value();  // "1"
 //
 // Failures:
 //   connect throws corral::Error with connection_rejected (the upgrade was
@@ -34,6 +34,7 @@
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
+#include "corral/outcome.hpp"
 #include "corral/sandbox.hpp"
 
 namespace corral::client {
@@ -72,12 +73,8 @@ struct ExecuteRequest {
 // promise. Runs on one of the client's tool threads.
 using ToolHandler = std::function<std::string(const std::string& name, const std::string& input)>;
 
-// Outcome: exactly one of `execution` and `failure` is set.
-struct Outcome {
-  std::optional<Execution> execution;
-  std::optional<Failure> failure;
-  bool ok() const noexcept { return execution.has_value(); }
-};
+// How a run ended: exactly one of an Execution and a Failure.
+using Outcome = corral::Outcome;
 
 struct ConnectOptions {
   // Sent as the Authorization header when set (the server's identity hook

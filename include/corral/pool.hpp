@@ -21,7 +21,7 @@
 //     answer.resolve(R"({"sum":3})");
 //   };
 //   corral::pool::Outcome outcome = pool.execute(std::move(request));
-//   outcome.execution->value();  // "3"
+//   outcome.execution().value();  // "3"
 //
 // Thread safety: every member function may be called from any thread.
 // Dispatchers, completions and listeners run on the pool's own thread and
@@ -39,6 +39,7 @@
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
+#include "corral/outcome.hpp"
 #include "corral/sandbox.hpp"
 
 namespace corral::pool {
@@ -88,12 +89,8 @@ struct Request {
   Dispatcher dispatcher;
 };
 
-// Outcome: exactly one of `execution` (success) and `failure` is set.
-struct Outcome {
-  std::optional<Execution> execution;
-  std::optional<Failure> failure;
-  bool ok() const noexcept { return execution.has_value(); }
-};
+// How a run ended: exactly one of an Execution and a Failure.
+using Outcome = corral::Outcome;
 
 using Completion = std::function<void(Outcome)>;
 

@@ -40,9 +40,9 @@ CheckResult run_check(const Settings& settings) {
     for (auto& t : timers) t.join();
     if (!outcome.ok()) {
       result.failure =
-          std::string(to_string(outcome.failure->code)) + ": " + outcome.failure->message;
+          std::string(to_string(outcome.failure().code)) + ": " + outcome.failure().message;
     } else {
-      result.value = outcome.execution->value();
+      result.value = outcome.execution().value();
       result.ok = result.value == "42";
       if (!result.ok) result.failure = "the check returned " + result.value + ", not 42";
     }

@@ -665,7 +665,7 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
           context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
                        fmt::format("execute: run {} {} in {:.0f} ms", id,
                                    outcome.ok() ? std::string("succeeded")
-                                                : std::string(to_string(outcome.failure->code)),
+                                                : std::string(to_string(outcome.failure().code)),
                                    ms));
           return execution_result(outcome);
         },
@@ -940,7 +940,7 @@ json::object Service::Impl::execution_result(const pool::Outcome& outcome) const
   json::array content;
   bool cut = false;
   if (!outcome.ok()) {
-    const Failure& failure = *outcome.failure;
+    const Failure& failure = outcome.failure();
     content.push_back(text_block(json::serialize(failure_json(failure))));
     if (failure.execution) {
       const Execution& e = *failure.execution;
@@ -955,7 +955,7 @@ json::object Service::Impl::execution_result(const pool::Outcome& outcome) const
           fmt::format("[the output was cut to fit the result budget of {} bytes]", budget)));
     return json::object{{"content", std::move(content)}, {"isError", true}};
   }
-  const Execution& e = *outcome.execution;
+  const Execution& e = outcome.execution();
   json::value value = parse_or_null(e.value());
   std::string out = e.stdout_text();
   std::string err = e.stderr_text();

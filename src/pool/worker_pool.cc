@@ -411,7 +411,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     try {
       sandbox::validate(pending->request.limits);
     } catch (const std::invalid_argument& e) {
-      settle(pending, Outcome{std::nullopt, make_failure(FailureCode::invalid_request, e.what())});
+      settle(pending, Outcome(make_failure(FailureCode::invalid_request, e.what())));
       return;
     }
     // A frame the worker would refuse (and exit on) fails here, once: on
@@ -422,12 +422,11 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       pending->run_frame.clear();
       pending->run_frame.shrink_to_fit();
       settle(pending,
-             Outcome{std::nullopt,
-                     make_failure(FailureCode::invalid_request,
+             Outcome(make_failure(FailureCode::invalid_request,
                                   "the run (its code and tool names) is " + std::to_string(size) +
                                       " bytes as a frame, more than the pool's frame "
                                       "limit (max_frame) of " +
-                                      std::to_string(options_.max_frame) + " bytes")});
+                                      std::to_string(options_.max_frame) + " bytes")));
       return;
     }
     if (std::shared_ptr<Worker> worker = free_worker()) {
@@ -450,13 +449,11 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     }
     emit({.kind = Event::Kind::rejected, .rejection = rejection});
     if (rejection == Rejection::queue_overflow) {
-      finish(pending, Outcome{std::nullopt,
-                              make_failure(FailureCode::queue_overflow,
+      finish(pending, Outcome(make_failure(FailureCode::queue_overflow,
                                            "every worker is busy and the queue of " +
-                                               std::to_string(options_.max_queue) + " is full")});
+                                               std::to_string(options_.max_queue) + " is full")));
     } else {
-      finish(pending, Outcome{std::nullopt,
-                              make_failure(FailureCode::unavailable, "the pool is shutting down")});
+      finish(pending, Outcome(make_failure(FailureCode::unavailable, "the pool is shutting down")));
     }
   }
 
@@ -656,10 +653,10 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   static Outcome memory_outcome(const Pending& pending, Outcome answered) {
     std::shared_ptr<const Execution> execution;
     const ExecutionData* data = nullptr;
-    if (answered.execution) {
-      data = &answered.execution->data();
-    } else if (answered.failure && answered.failure->execution) {
-      data = &answered.failure->execution->data();
+    if (answered.ok()) {
+      data = &answered.execution().data();
+    } else if (answered.failure().execution) {
+      data = &answered.failure().execution->data();
     }
     if (data) {
       ExecutionData kept = *data;
@@ -667,8 +664,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       kept.value = "null";
       execution = std::make_shared<const Execution>(std::move(kept));
     }
-    return Outcome{std::nullopt, Failure{FailureCode::memory_limit, pending.memory_verdict,
-                                         std::move(execution)}};
+    return Outcome(
+        Failure{FailureCode::memory_limit, pending.memory_verdict, std::move(execution)});
   }
 
   void arm_backstop(const std::shared_ptr<Pending>& pending) {
@@ -684,12 +681,11 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       std::shared_ptr<Worker> worker = p->worker;
       // The hung run itself failed by its timeout; other runs on that worker
       // fail as broken connections when it dies.
-      settle(p, Outcome{std::nullopt,
-                        make_failure(FailureCode::timeout,
+      settle(p, Outcome(make_failure(FailureCode::timeout,
                                      "the run exceeded its timeout of " +
                                          format_seconds(p->request.limits.timeout->count()) +
                                          "; worker " + std::to_string(worker->number) +
-                                         " did not stop it and was killed")});
+                                         " did not stop it and was killed")));
       worker->running.erase(p->ticket);
       kill_worker(worker, WorkerExit::hung, "was killed after missing a run's timeout");
     });
@@ -706,8 +702,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       if ((*it)->ticket == ticket) {
         std::shared_ptr<Pending> pending = *it;
         queue_.erase(it);
-        settle(pending, Outcome{std::nullopt, make_failure(FailureCode::cancelled,
-                                                           "cancelled before it started")});
+        settle(pending,
+               Outcome(make_failure(FailureCode::cancelled, "cancelled before it started")));
         update_gauges();
         return;
       }
@@ -728,7 +724,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     pending->settled = true;
     if (pending->backstop) pending->backstop->cancel();
     const std::optional<FailureCode> code =
-        outcome.failure ? std::optional(outcome.failure->code) : std::nullopt;
+        outcome.ok() ? std::nullopt : std::optional(outcome.failure().code);
     {
       std::lock_guard lock(stats_mutex_);
       ++stats_.executions[code ? 1 + static_cast<int>(*code) : 0];
@@ -1105,14 +1101,14 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   bool on_done(const std::shared_ptr<Worker>& worker, Ticket ticket, const json::object& message) {
     auto it = worker->running.find(ticket);
     if (it == worker->running.end()) return false;
-    Outcome outcome;
+    std::optional<Outcome> answered;
     try {
       if (const json::value* execution = message.if_contains("execution");
           execution && execution->is_object()) {
-        outcome.execution = core::execution_from_object(execution->get_object());
+        answered.emplace(core::execution_from_object(execution->get_object()));
       } else if (const json::value* failure = message.if_contains("failure");
                  failure && failure->is_object()) {
-        outcome.failure = core::failure_from_object(failure->get_object());
+        answered.emplace(core::failure_from_object(failure->get_object()));
       } else {
         return false;
       }
@@ -1122,6 +1118,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     std::shared_ptr<Pending> pending = it->second;
     worker->running.erase(it);
     ++worker->executions;
+    Outcome outcome = std::move(*answered);
     if (!pending->memory_verdict.empty()) outcome = memory_outcome(*pending, std::move(outcome));
     settle(pending, std::move(outcome));
 
@@ -1249,13 +1246,11 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     worker->running.clear();
     for (auto& [ticket, pending] : running) {
       if (!pending->memory_verdict.empty()) {
-        settle(pending, Outcome{std::nullopt,
-                                make_failure(FailureCode::memory_limit, pending->memory_verdict)});
+        settle(pending, Outcome(make_failure(FailureCode::memory_limit, pending->memory_verdict)));
         continue;
       }
       settle(pending,
-             Outcome{std::nullopt,
-                     make_failure(code, "worker " + std::to_string(worker->number) + " " + what)});
+             Outcome(make_failure(code, "worker " + std::to_string(worker->number) + " " + what)));
     }
     asio::post(io_, [this] { after_settle(); });
   }
@@ -1317,9 +1312,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
         std::shared_ptr<Pending> pending = queue_.front();
         queue_.pop_front();
         settle(pending,
-               Outcome{std::nullopt,
-                       make_failure(FailureCode::unavailable,
-                                    "worker " + std::to_string(worker->number) + " " + how)});
+               Outcome(make_failure(FailureCode::unavailable,
+                                    "worker " + std::to_string(worker->number) + " " + how)));
       }
     }
     if (terminating_ && workers_.empty()) finish_shutdown();

@@ -132,10 +132,9 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
         boost::system::error_code ec;
         json::value schema = json::parse(tool.input_schema, ec);
         if (ec) {
-          return Outcome{
-              std::nullopt,
-              Failure{FailureCode::invalid_request,
-                      "the input schema of tool " + tool.name + " is not JSON", nullptr}};
+          return Outcome(Failure{FailureCode::invalid_request,
+                                 "the input schema of tool " + tool.name + " is not JSON",
+                                 nullptr});
         }
         descriptor["inputSchema"] = std::move(schema);
       }
@@ -157,19 +156,17 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
     }
     json::value reply;
     if (!call("execute", std::move(params), reply, std::nullopt, std::move(handler))) {
-      return Outcome{std::nullopt,
-                     Failure{FailureCode::connection_broken, broken_message(), nullptr}};
+      return Outcome(Failure{FailureCode::connection_broken, broken_message(), nullptr});
     }
     const json::object& object = reply.as_object();
     if (const json::value* result = object.if_contains("result")) {
       try {
-        corral::pool::Outcome outcome = server::rpc::outcome_from_envelope(*result);
-        return Outcome{std::move(outcome.execution), std::move(outcome.failure)};
+        return server::rpc::outcome_from_envelope(*result);
       } catch (const std::invalid_argument& e) {
-        return Outcome{std::nullopt, Failure{FailureCode::protocol_mismatch, e.what(), nullptr}};
+        return Outcome(Failure{FailureCode::protocol_mismatch, e.what(), nullptr});
       }
     }
-    return Outcome{std::nullopt, error_failure(object)};
+    return Outcome(error_failure(object));
   }
 
   void close() {

@@ -382,32 +382,29 @@ json::object failure_envelope(const Failure& failure) {
 }
 
 json::object envelope(const pool::Outcome& outcome) {
-  if (outcome.execution) {
-    return json::object{{"ok", true}, {"execution", core::execution_to_object(*outcome.execution)}};
+  if (outcome.ok()) {
+    return json::object{{"ok", true},
+                        {"execution", core::execution_to_object(outcome.execution())}};
   }
-  return failure_envelope(outcome.failure ? *outcome.failure
-                                          : Failure{FailureCode::internal, "no outcome", nullptr});
+  return failure_envelope(outcome.failure());
 }
 
 pool::Outcome outcome_from_envelope(const json::value& value) {
   const json::object* object = value.if_object();
   const json::value* ok = object ? object->if_contains("ok") : nullptr;
   if (!ok || !ok->is_bool()) throw std::invalid_argument("the result is not an envelope");
-  pool::Outcome outcome;
   if (ok->get_bool()) {
     const json::value* execution = object->if_contains("execution");
     if (!execution || !execution->is_object()) {
       throw std::invalid_argument("the envelope carries no execution");
     }
-    outcome.execution = core::execution_from_object(execution->get_object());
-  } else {
-    const json::value* failure = object->if_contains("failure");
-    if (!failure || !failure->is_object()) {
-      throw std::invalid_argument("the envelope carries no failure");
-    }
-    outcome.failure = core::failure_from_object(failure->get_object());
+    return core::execution_from_object(execution->get_object());
   }
-  return outcome;
+  const json::value* failure = object->if_contains("failure");
+  if (!failure || !failure->is_object()) {
+    throw std::invalid_argument("the envelope carries no failure");
+  }
+  return core::failure_from_object(failure->get_object());
 }
 
 }  // namespace corral::server::rpc

@@ -264,10 +264,7 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
             std::chrono::duration<double>(std::chrono::steady_clock::now() - orphan.started)
                 .count();
         state->metrics.execution_finished(
-            o.ok()
-                ? std::nullopt
-                : std::optional<FailureCode>(o.failure ? o.failure->code : FailureCode::internal),
-            seconds);
+            o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code), seconds);
       }));
   if (auto found = runs_.find(run->key); found != runs_.end() && found->second.run == run) {
     found->second.ticket = ticket;
@@ -335,12 +332,13 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
       ++it;
     }
   }
-  if (outcome.failure && outcome.failure->code == FailureCode::timeout) {
-    outcome.failure->message = rpc::timeout_message(run->timeout);
+  if (!outcome.ok() && outcome.failure().code == FailureCode::timeout) {
+    outcome = Failure{FailureCode::timeout, rpc::timeout_message(run->timeout),
+                      outcome.failure().execution};
   }
   std::string envelope = json::serialize(rpc::envelope(outcome));
   std::optional<FailureCode> code;
-  if (!outcome.ok()) code = outcome.failure ? outcome.failure->code : FailureCode::internal;
+  if (!outcome.ok()) code = outcome.failure().code;
   if (const auto& limit = state_->options.response_limit; limit && envelope.size() > *limit) {
     Failure too_large{FailureCode::response_too_large,
                       fmt::format("The result envelope is {} bytes, above the response limit "

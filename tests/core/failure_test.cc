@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/json.hpp"
+#include "corral/outcome.hpp"
 
 namespace corral {
 namespace {
@@ -112,6 +113,45 @@ TEST(Failure, JsonFormCarriesCodeRetryableAndExecution) {
   ASSERT_NE(back.execution, nullptr);
   EXPECT_THROW(core::failure_from_object(core::json::object{{"code", "nope"}}),
                std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace corral
+
+namespace corral {
+namespace {
+
+// Outcome holds exactly one side: asking for the other is an error, not an
+// empty value, and value_or_throw throws the failure's own family.
+TEST(Outcome, HoldsExactlyOneSide) {
+  ExecutionData data;
+  data.value = "3";
+  const Outcome ok{Execution(data)};
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.execution().value(), "3");
+  EXPECT_EQ(ok.value_or_throw().value(), "3");
+  EXPECT_THROW((void)ok.failure(), std::bad_variant_access);
+
+  const Outcome failed{Failure{FailureCode::timeout, "too slow", nullptr}};
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(failed.failure().code, FailureCode::timeout);
+  EXPECT_THROW((void)failed.execution(), std::bad_variant_access);
+  try {
+    (void)failed.value_or_throw();
+    FAIL() << "value_or_throw returned for a failure";
+  } catch (const TimeoutError& e) {
+    EXPECT_EQ(e.code(), FailureCode::timeout);
+    EXPECT_STREQ(e.what(), "too slow");
+  }
+  for (int code = 0; code < kFailureCodeCount; ++code) {
+    const Outcome o{Failure{static_cast<FailureCode>(code), "m", nullptr}};
+    try {
+      (void)o.value_or_throw();
+      ADD_FAILURE() << "no throw for " << to_string(static_cast<FailureCode>(code));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), static_cast<FailureCode>(code));
+    }
+  }
 }
 
 }  // namespace

@@ -223,8 +223,8 @@ TEST(Connections, RunningOutOfDescriptorsNeitherSpinsNorFloodsTheLogAndRecovers)
   EXPECT_LT(took.count(), 100) << answer;
   auto client = corral::client::Client::connect(d.url());
   auto outcome = client->execute(trivial());
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "42");
   client->close();
   std::printf(
       "cpu %.3f s over 2 s, %zu log bytes, %zu of 150 told 503, a late caller told after %lld ms, "
@@ -336,7 +336,7 @@ TEST(Connections, ABurstPastTheCapIsToldWithoutHoldingADescriptorEach) {
   for (int fd : admitted) ::close(fd);
   auto client = corral::client::Client::connect(d.url());
   auto outcome = client->execute(trivial());
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
   client->close();
   std::printf("400 past a cap of 20: %zu told 503; daemon fds %zu before, %zu during\n", told,
               before, during);

@@ -229,8 +229,8 @@ TEST(Serve, StartsOnPrintedAddressesAndAnswersProbesAndRuns) {
   EXPECT_EQ(d.get("/readyz").status, 200);
   auto client = corral::client::Client::connect(d.url());
   auto outcome = client->execute(request("async () => 6 * 7"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "42");
   client->close();
   d.process.signal(SIGTERM);
   EXPECT_EQ(d.process.wait(), 0) << d.process.stderr_text();
@@ -288,8 +288,8 @@ void expect_orphaned_workers_reaped(Daemon& d, pid_t daemon_pid) {
     }
     EXPECT_EQ(process_state(worker), "") << "worker " << worker << " was never reaped";
     auto next = client->execute(request("async () => 6 * 7"));
-    ASSERT_TRUE(next.ok()) << next.failure->message;
-    EXPECT_EQ(next.execution->value(), "42");
+    ASSERT_TRUE(next.ok()) << next.failure().message;
+    EXPECT_EQ(next.execution().value(), "42");
   }
   for (pid_t child : children_of(daemon_pid)) EXPECT_NE(process_state(child), "Z") << child;
   client->close();
@@ -376,13 +376,14 @@ TEST(Serve, HostileRunsEndAsMemoryLimitAndTheDaemonStaysSmall) {
     corral::client::ExecuteRequest hostile = request(code);
     hostile.timeout = corral::client::Timeout::of(20s);
     auto outcome = client->execute(hostile);
-    ASSERT_FALSE(outcome.ok()) << outcome.execution->value().substr(0, 80);
-    EXPECT_EQ(outcome.failure->code, corral::FailureCode::memory_limit) << outcome.failure->message;
-    EXPECT_FALSE(outcome.failure->retryable());
+    ASSERT_FALSE(outcome.ok()) << outcome.execution().value().substr(0, 80);
+    EXPECT_EQ(outcome.failure().code, corral::FailureCode::memory_limit)
+        << outcome.failure().message;
+    EXPECT_FALSE(outcome.failure().retryable());
     EXPECT_EQ(d.get("/healthz").status, 200);
     auto next = client->execute(request("async () => [1, 2].join('+')"));
-    ASSERT_TRUE(next.ok()) << next.failure->message;
-    EXPECT_EQ(next.execution->value(), "\"1+2\"");
+    ASSERT_TRUE(next.ok()) << next.failure().message;
+    EXPECT_EQ(next.execution().value(), "\"1+2\"");
   }
   const std::uint64_t peak_after = status_kib(d.process.pid(), "VmHWM");
   EXPECT_LT(peak_after - peak_before, 64u * 1024)
@@ -600,8 +601,8 @@ TEST(Admin, ARebindingPageCannotTakeTheReplicaOutOfService) {
     EXPECT_EQ(d.get("/healthz").status, 200);
     auto client = corral::client::Client::connect(d.url());
     auto outcome = client->execute(request("async () => 6 * 7"));
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-    EXPECT_EQ(outcome.execution->value(), "42");
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+    EXPECT_EQ(outcome.execution().value(), "42");
   }
   // The same setting guards the executor: a foreign page's upgrade is
   // refused, the allowed origin's and a non-browser client's are not.
@@ -628,7 +629,7 @@ TEST(Admin, StatusSummarisesForPeopleAndPrintsTheJsonOnRequest) {
   EXPECT_TRUE(client->execute(request("async () => 1")).ok());
   corral::client::ExecuteRequest spin = request("async () => { while (true) {} }");
   spin.timeout = corral::client::Timeout::of(100ms);
-  EXPECT_EQ(client->execute(spin).failure->code, corral::FailureCode::timeout);
+  EXPECT_EQ(client->execute(spin).failure().code, corral::FailureCode::timeout);
   const std::string port = std::to_string(d.admin_port);
 
   Process summary({kCorral, "status", "--admin-port", port});
@@ -703,18 +704,18 @@ TEST(Stop, SigtermUnderLoadFinishesRunsAndExitsZero) {
   Daemon d({"--shutdown-delay", "1s", "--shutdown-grace", "20s", "--max-workers", "2"});
   std::atomic<int> calls{0};
   std::vector<std::thread> runs;
-  std::vector<corral::client::Outcome> outcomes(2);
+  std::vector<std::optional<corral::client::Outcome>> outcomes(2);
   std::promise<void> both_calling;
   for (int i = 0; i < 2; ++i) {
     runs.emplace_back([&, i] {
       auto client = corral::client::Client::connect(d.url());
       corral::client::ExecuteRequest r = request("async () => (await codemode.slow({})).v");
       r.tools = {{.name = "slow", .description = "", .input_schema = ""}};
-      outcomes[i] = client->execute(r, [&](const std::string&, const std::string&) {
+      outcomes[i].emplace(client->execute(r, [&](const std::string&, const std::string&) {
         if (++calls == 2) both_calling.set_value();
         std::this_thread::sleep_for(1500ms);  // a slow tool, not synchronisation
         return std::string(R"({"v":7})");
-      });
+      }));
     });
   }
   both_calling.get_future().get();
@@ -727,8 +728,9 @@ TEST(Stop, SigtermUnderLoadFinishesRunsAndExitsZero) {
   EXPECT_EQ(ready, 503);
   for (auto& t : runs) t.join();
   for (auto& o : outcomes) {
-    ASSERT_TRUE(o.ok()) << o.failure->message;
-    EXPECT_EQ(o.execution->value(), "7");
+    ASSERT_TRUE(o.has_value());
+    ASSERT_TRUE(o->ok()) << o->failure().message;
+    EXPECT_EQ(o->execution().value(), "7");
   }
   EXPECT_EQ(d.process.wait(), 0) << d.process.stderr_text();
 }

@@ -101,11 +101,12 @@ struct Config {
 };
 
 [[noreturn]] void usage(const char* message) {
-  std::cerr << "guest_js_fuzz: " << message
-            << "\nusage: guest_js_fuzz [--worker PATH] [--seed N] [--seconds S] [--index I] "
-               "[--code FILE] [--family NAME]... [--include-known-failures] [--timeout S] "
-               "[--memory-limit-mb N] [--grace S] [--slack S] [--host-rss-mb N] [--worker-rss-mb N] "
-               "[--max-runs N] [--verbose] [--list-families]\n";
+  std::cerr
+      << "guest_js_fuzz: " << message
+      << "\nusage: guest_js_fuzz [--worker PATH] [--seed N] [--seconds S] [--index I] "
+         "[--code FILE] [--family NAME]... [--include-known-failures] [--timeout S] "
+         "[--memory-limit-mb N] [--grace S] [--slack S] [--host-rss-mb N] [--worker-rss-mb N] "
+         "[--max-runs N] [--verbose] [--list-families]\n";
   std::exit(2);
 }
 
@@ -251,13 +252,13 @@ bool allowed(corral::FailureCode code) {
 
 std::string describe(const corral::pool::Outcome& o) {
   if (o.ok()) {
-    std::string v = o.execution->value();
+    std::string v = o.execution().value();
     if (v.size() > 120) v = v.substr(0, 120) + "... (" + std::to_string(v.size()) + " bytes)";
     return "ok " + v;
   }
-  std::string m = o.failure->message;
+  std::string m = o.failure().message;
   if (m.size() > 160) m = m.substr(0, 160) + "...";
-  return std::string(corral::to_string(o.failure->code)) + ": " + m;
+  return std::string(corral::to_string(o.failure().code)) + ": " + m;
 }
 
 struct Totals {
@@ -306,7 +307,7 @@ int main(int argc, char** argv) {
 
   // Warm up: one worker started, the host's footprint after it.
   const corral::pool::Outcome warm = trivial();
-  if (!warm.ok() || warm.execution->value() != "1") {
+  if (!warm.ok() || warm.execution().value() != "1") {
     std::cerr << "guest_js_fuzz: the first trivial run failed: " << describe(warm) << "\n";
     return 1;
   }
@@ -331,13 +332,13 @@ int main(int argc, char** argv) {
 
     ++totals.runs;
     ++totals.families[snippet.family];
-    ++totals.outcomes[outcome.ok() ? "ok" : std::string(corral::to_string(outcome.failure->code))];
+    ++totals.outcomes[outcome.ok() ? "ok" : std::string(corral::to_string(outcome.failure().code))];
     totals.worker_peak_kb = std::max(totals.worker_peak_kb, worker_kb);
     totals.slowest = std::max(totals.slowest, elapsed);
 
     std::vector<std::string> problems;
-    if (!outcome.ok() && !allowed(outcome.failure->code)) {
-      problems.push_back("failure code " + std::string(corral::to_string(outcome.failure->code)) +
+    if (!outcome.ok() && !allowed(outcome.failure().code)) {
+      problems.push_back("failure code " + std::string(corral::to_string(outcome.failure().code)) +
                          " is not one a guest run may end in");
     }
     if (elapsed > bound) {
@@ -351,7 +352,7 @@ int main(int argc, char** argv) {
     if (worker_kb > (config.worker_rss_mb << 10)) {
       problems.push_back("worker RSS peaked at " + std::to_string(worker_kb >> 10) + " MiB");
     }
-    if (!next.ok() || next.execution->value() != "1") {
+    if (!next.ok() || next.execution().value() != "1") {
       problems.push_back("the next trivial run failed: " + describe(next));
     }
     if (config.verbose || !problems.empty()) {

@@ -47,8 +47,8 @@ std::uint64_t held_mib(const std::string& message) {
 
 void expect_next_run_succeeds(WorkerPool& pool) {
   Outcome next = pool.execute(hostile("[1, 2].join('+')"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
-  EXPECT_EQ(next.execution->value(), "\"1+2\"");
+  ASSERT_TRUE(next.ok()) << next.failure().message;
+  EXPECT_EQ(next.execution().value(), "\"1+2\"");
 }
 
 struct Case {
@@ -77,13 +77,13 @@ TEST_P(PoolMemory, EndsAsMemoryLimitAndTheNextRunSucceeds) {
   const auto start = std::chrono::steady_clock::now();
   Outcome outcome = pool.execute(hostile(GetParam().code));
   const auto took = std::chrono::steady_clock::now() - start;
-  ASSERT_FALSE(outcome.ok()) << "succeeded with " << outcome.execution->value().substr(0, 80);
-  EXPECT_EQ(outcome.failure->code, FailureCode::memory_limit) << outcome.failure->message;
-  EXPECT_FALSE(outcome.failure->retryable());
+  ASSERT_FALSE(outcome.ok()) << "succeeded with " << outcome.execution().value().substr(0, 80);
+  EXPECT_EQ(outcome.failure().code, FailureCode::memory_limit) << outcome.failure().message;
+  EXPECT_FALSE(outcome.failure().retryable());
   EXPECT_LT(took, 10s);
-  RecordProperty("message", outcome.failure->message);
-  if (const std::uint64_t held = held_mib(outcome.failure->message)) {
-    EXPECT_LT(held, 32 + 128 + 512 + kSanitizerSlackMiB) << outcome.failure->message;
+  RecordProperty("message", outcome.failure().message);
+  if (const std::uint64_t held = held_mib(outcome.failure().message)) {
+    EXPECT_LT(held, 32 + 128 + 512 + kSanitizerSlackMiB) << outcome.failure().message;
   }
   expect_next_run_succeeds(pool);
 }
@@ -118,9 +118,9 @@ TEST(PoolMemoryStop, AStoppedRunKeepsItsOutput) {
       hostile("console.log('before'); const keep = []; "
               "for (;;) keep.push(new Intl.Segmenter('en').segment('x'.repeat(1e5)))"));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::memory_limit) << outcome.failure->message;
-  ASSERT_TRUE(outcome.failure->execution);
-  EXPECT_EQ(outcome.failure->execution->stdout_text(), "before\n");
+  EXPECT_EQ(outcome.failure().code, FailureCode::memory_limit) << outcome.failure().message;
+  ASSERT_TRUE(outcome.failure().execution);
+  EXPECT_EQ(outcome.failure().execution->stdout_text(), "before\n");
   expect_next_run_succeeds(pool);
 }
 
@@ -132,8 +132,8 @@ TEST(PoolMemoryStop, RunsUnderTheirLimitAreNotStopped) {
       "const until = Date.now() + 300; while (Date.now() < until) {} keep.length");
   request.limits.profile = sandbox::Profile::permissive;  // a clock that moves
   Outcome outcome = pool.execute(std::move(request));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "24");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "24");
 }
 
 // A run with no memory_limit is not watched; the kernel's ceiling on the
@@ -154,10 +154,10 @@ TEST(PoolMemoryCeiling, AnUnlimitedRunEndsAtTheWorkersCeiling) {
     request.limits.memory_limit = std::nullopt;
     Outcome outcome = pool.execute(std::move(request));
     ASSERT_FALSE(outcome.ok());
-    EXPECT_EQ(outcome.failure->code, FailureCode::memory_limit) << outcome.failure->message;
-    EXPECT_NE(outcome.failure->message.find("ran out of memory at its ceiling of 536870912 bytes"),
+    EXPECT_EQ(outcome.failure().code, FailureCode::memory_limit) << outcome.failure().message;
+    EXPECT_NE(outcome.failure().message.find("ran out of memory at its ceiling of 536870912 bytes"),
               std::string::npos)
-        << outcome.failure->message;
+        << outcome.failure().message;
     expect_next_run_succeeds(pool);
   }
   EXPECT_GE(pool.stats().worker_exits[static_cast<int>(WorkerExit::memory_bound)], 2u);
@@ -177,7 +177,7 @@ TEST_P(PoolNativeLoop, EndsAtTimeoutPlusGraceAndTheNextRunSucceeds) {
   const auto start = std::chrono::steady_clock::now();
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::timeout) << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::timeout) << outcome.failure().message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   expect_next_run_succeeds(pool);
 }

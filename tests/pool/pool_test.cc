@@ -107,8 +107,8 @@ TEST(Pool, RunsTrivialExecution) {
   WorkerPool pool(base_options());
   EXPECT_EQ(pool.stats().workers_live, 0u) << "no worker may start before the first request";
   Outcome outcome = pool.execute(code_request("async () => 1 + 1"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "2");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "2");
   EXPECT_EQ(pool.stats().workers_live, 1u);
   EXPECT_EQ(pool.stats().executions[0], 1u);
 }
@@ -118,9 +118,9 @@ TEST(Pool, EvalShapeAndConsoleOutput) {
   Request request = code_request("console.log('hi'); 6 * 7");
   request.shape = Request::Shape::eval;
   Outcome outcome = pool.execute(std::move(request));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
-  EXPECT_EQ(outcome.execution->stdout_text(), "hi\n");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "42");
+  EXPECT_EQ(outcome.execution().stdout_text(), "hi\n");
 }
 
 TEST(Pool, DatesAndIntlWorkInsideTheLockedDownWorker) {
@@ -128,8 +128,8 @@ TEST(Pool, DatesAndIntlWorkInsideTheLockedDownWorker) {
   Outcome outcome = pool.execute(code_request(
       "async () => [new Date(0).toISOString(), new Date(0).toString().includes('1970'), "
       "new Intl.NumberFormat('en-US').format(1234.5), 'b'.localeCompare('a')]"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), R"(["1970-01-01T00:00:00.000Z",true,"1,234.5",1])");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), R"(["1970-01-01T00:00:00.000Z",true,"1,234.5",1])");
 }
 
 TEST(Pool, GuestErrorCarriesItsOutput) {
@@ -137,10 +137,10 @@ TEST(Pool, GuestErrorCarriesItsOutput) {
   Outcome outcome = pool.execute(
       code_request("async () => { console.log('before'); throw new TypeError('x'); }"));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::guest_error);
-  EXPECT_NE(outcome.failure->message.find("TypeError"), std::string::npos);
-  ASSERT_TRUE(outcome.failure->execution);
-  EXPECT_EQ(outcome.failure->execution->stdout_text(), "before\n");
+  EXPECT_EQ(outcome.failure().code, FailureCode::guest_error);
+  EXPECT_NE(outcome.failure().message.find("TypeError"), std::string::npos);
+  ASSERT_TRUE(outcome.failure().execution);
+  EXPECT_EQ(outcome.failure().execution->stdout_text(), "before\n");
 }
 
 TEST(Pool, TimeoutInTheWorkerThenTheNextRunSucceeds) {
@@ -149,10 +149,10 @@ TEST(Pool, TimeoutInTheWorkerThenTheNextRunSucceeds) {
   spin.limits.timeout = std::chrono::milliseconds(200);
   Outcome outcome = pool.execute(std::move(spin));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::timeout);
+  EXPECT_EQ(outcome.failure().code, FailureCode::timeout);
   Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
-  EXPECT_EQ(next.execution->value(), "\"alive\"");
+  ASSERT_TRUE(next.ok()) << next.failure().message;
+  EXPECT_EQ(next.execution().value(), "\"alive\"");
   EXPECT_EQ(pool.stats().workers_started, 1u) << "a timeout is the sandbox's, not a worker death";
 }
 
@@ -163,9 +163,9 @@ TEST(Pool, MemoryLimit) {
   bomb.limits.memory_limit = std::uint64_t{32} << 20;
   Outcome outcome = pool.execute(std::move(bomb));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::memory_limit);
-  ASSERT_TRUE(outcome.failure->execution);
-  EXPECT_LE(outcome.failure->execution->usage().memory_peak, std::uint64_t{32} << 20);
+  EXPECT_EQ(outcome.failure().code, FailureCode::memory_limit);
+  ASSERT_TRUE(outcome.failure().execution);
+  EXPECT_LE(outcome.failure().execution->usage().memory_peak, std::uint64_t{32} << 20);
   EXPECT_TRUE(pool.execute(code_request("async () => 1")).ok());
 }
 
@@ -175,7 +175,7 @@ TEST(Pool, InvalidLimitsAreInvalidRequest) {
   request.limits.timeout = std::chrono::duration<double>(-1);
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::invalid_request);
+  EXPECT_EQ(outcome.failure().code, FailureCode::invalid_request);
   EXPECT_EQ(pool.stats().workers_live, 0u);
 }
 
@@ -190,10 +190,10 @@ TEST(Pool, ToolCallsRoundTrip) {
                      EXPECT_EQ(args, R"({"a":2,"b":3})");
                      answer.resolve(R"({"sum":5})");
                    }));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "5");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "5");
   EXPECT_EQ(calls.load(), 1);
-  EXPECT_EQ(outcome.execution->usage().tool_calls, 1u);
+  EXPECT_EQ(outcome.execution().usage().tool_calls, 1u);
   EXPECT_EQ(pool.stats().tool_calls, 1u);
 }
 
@@ -212,8 +212,8 @@ TEST(Pool, ManyConcurrentSlowToolCallsAnsweredFromOtherThreads) {
                      });
                    }));
   for (auto& t : answerers) t.join();
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), std::to_string(199 * 200 / 2));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), std::to_string(199 * 200 / 2));
 }
 
 TEST(Pool, FailingToolsBecomeGuestCatchableErrors) {
@@ -225,8 +225,8 @@ TEST(Pool, FailingToolsBecomeGuestCatchableErrors) {
         if (name == "throw") throw std::runtime_error("caller went away");
         answer.reject("no such row");
       }));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), R"(["no such row","caller went away"])");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), R"(["no such row","caller went away"])");
 }
 
 TEST(Pool, UnhandledToolFailureFailsTheRunWithToolError) {
@@ -235,7 +235,7 @@ TEST(Pool, UnhandledToolFailureFailsTheRunWithToolError) {
       "async () => await codemode.get({})", {"get"},
       [](const std::string&, std::string, ToolAnswer answer) { answer.reject("down"); }));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::tool_error);
+  EXPECT_EQ(outcome.failure().code, FailureCode::tool_error);
 }
 
 TEST(Pool, AnswersAfterTheRunSettledAreRefused) {
@@ -244,7 +244,7 @@ TEST(Pool, AnswersAfterTheRunSettledAreRefused) {
   Outcome outcome = pool.execute(code_request(
       "async () => { codemode.later({}).catch(() => {}); return 'settled'; }", {"later"},
       [&](const std::string&, std::string, ToolAnswer answer) { kept = answer; }));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
   ASSERT_TRUE(kept.has_value());
   EXPECT_FALSE(kept->resolve("1")) << "the run settled; its answer must be dropped";
   EXPECT_TRUE(pool.execute(code_request("async () => 1")).ok());
@@ -268,7 +268,7 @@ TEST(Pool, CallsArrivingAfterSettleNeverReachTheDispatcher) {
   Outcome outcome = pool.execute(code_request(
       "ignored", {"x"}, [&](const std::string&, std::string, ToolAnswer answer) { ++dispatched; }));
   ASSERT_TRUE(outcome.ok());
-  EXPECT_EQ(outcome.execution->value(), "7");
+  EXPECT_EQ(outcome.execution().value(), "7");
   second_call.get_future().get();
   pool.shutdown(0s);
   EXPECT_EQ(dispatched.load(), 1);
@@ -294,13 +294,13 @@ TEST(Pool, QueueOverflowIsImmediateAndRetryable) {
   pool.submit(code_request("async () => 2"), [&](Outcome o) { queued.set_value(std::move(o)); });
   Outcome overflow = pool.execute(code_request("async () => 3"));
   ASSERT_FALSE(overflow.ok());
-  EXPECT_EQ(overflow.failure->code, FailureCode::queue_overflow);
-  EXPECT_TRUE(overflow.failure->retryable());
+  EXPECT_EQ(overflow.failure().code, FailureCode::queue_overflow);
+  EXPECT_TRUE(overflow.failure().retryable());
   EXPECT_EQ(pool.stats().rejections[static_cast<int>(Rejection::queue_overflow)], 1u);
   EXPECT_EQ(pool.stats().queue_depth, 1u);
   answer.resolve("1");
-  EXPECT_EQ(running.get_future().get().execution->value(), "1");
-  EXPECT_EQ(queued.get_future().get().execution->value(), "2");
+  EXPECT_EQ(running.get_future().get().execution().value(), "1");
+  EXPECT_EQ(queued.get_future().get().execution().value(), "2");
 }
 
 TEST(Pool, WorkerKilledMidRunIsConnectionBrokenAndReplaced) {
@@ -320,13 +320,13 @@ TEST(Pool, WorkerKilledMidRunIsConnectionBrokenAndReplaced) {
     return done.get_future().get();
   }();
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
-  EXPECT_TRUE(outcome.failure->retryable());
-  EXPECT_NE(outcome.failure->message.find("worker 1"), std::string::npos)
-      << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
+  EXPECT_TRUE(outcome.failure().retryable());
+  EXPECT_NE(outcome.failure().message.find("worker 1"), std::string::npos)
+      << outcome.failure().message;
 
   Outcome next = pool.execute(code_request("async () => 'new worker'"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
+  ASSERT_TRUE(next.ok()) << next.failure().message;
   Stats stats = pool.stats();
   EXPECT_EQ(stats.workers_started, 2u);
   EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::crashed)], 1u);
@@ -358,14 +358,14 @@ TEST(Pool, OneWorkerDyingLeavesTheOtherWorkersRunAlone) {
     ::kill(watch.pids[0], SIGKILL);
   }
   Outcome killed = a.get_future().get();
-  EXPECT_EQ(killed.failure.value().code, FailureCode::connection_broken);
+  EXPECT_EQ(killed.failure().code, FailureCode::connection_broken);
   {
     std::lock_guard lock(mutex);
     for (auto& answer : answers) answer.resolve("\"fine\"");
   }
   Outcome survivor = b.get_future().get();
-  ASSERT_TRUE(survivor.ok()) << survivor.failure->message;
-  EXPECT_EQ(survivor.execution->value(), "\"fine\"");
+  ASSERT_TRUE(survivor.ok()) << survivor.failure().message;
+  EXPECT_EQ(survivor.execution().value(), "\"fine\"");
 }
 
 TEST(Pool, RetiresAfterNExecutions) {
@@ -374,7 +374,7 @@ TEST(Pool, RetiresAfterNExecutions) {
   WorkerPool pool(options);
   for (int i = 0; i < 5; ++i) {
     Outcome outcome = pool.execute(code_request("async () => " + std::to_string(i)));
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
   }
   pool.shutdown(0s);
   Stats stats = pool.stats();
@@ -446,7 +446,7 @@ TEST(Pool, StartsASuccessorAheadOfRetirementWithoutExceedingTheSlots) {
   WorkerPool pool(options);
   EventLog log(pool);
   for (const Outcome& outcome : submit_all(pool, 70)) {
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
   }
   pool.shutdown(0s);
   const std::vector<Event> events = log.take();
@@ -494,7 +494,7 @@ TEST(Pool, StandbysNeverAddAWorkerInService) {
   // successor's start, so standbys are ready while their predecessors work.
   const std::string slow = "let s = 0; for (let i = 0; i < 2e6; i++) s += i; s";
   for (const Outcome& outcome : submit_all(pool, 240, 6, slow)) {
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
   }
   pool.shutdown(0s);
   const std::vector<Event> events = log.take();
@@ -531,7 +531,7 @@ TEST(Pool, ASuccessorThatFailsToStartFailsNoQueuedRun) {
   options.retire_after_executions = 20;
   WorkerPool pool(options);
   for (const Outcome& outcome : submit_all(pool, 50)) {
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
   }
   pool.shutdown(0s);
   Stats stats = pool.stats();
@@ -576,8 +576,8 @@ TEST(Pool, TwoRunsShareOneWorkerWhenItHasTwoSlots) {
     std::lock_guard lock(mutex);
     for (auto& answer : answers) answer.resolve("3");
   }
-  EXPECT_EQ(a.get_future().get().execution->value(), "3");
-  EXPECT_EQ(b.get_future().get().execution->value(), "3");
+  EXPECT_EQ(a.get_future().get().execution().value(), "3");
+  EXPECT_EQ(b.get_future().get().execution().value(), "3");
 }
 
 TEST(Pool, CancelRunningAndQueued) {
@@ -592,9 +592,9 @@ TEST(Pool, CancelRunningAndQueued) {
   const Ticket second = pool.submit(code_request("async () => 2"),
                                     [&](Outcome o) { queued.set_value(std::move(o)); });
   EXPECT_TRUE(pool.cancel(second));
-  EXPECT_EQ(queued.get_future().get().failure.value().code, FailureCode::cancelled);
+  EXPECT_EQ(queued.get_future().get().failure().code, FailureCode::cancelled);
   EXPECT_TRUE(pool.cancel(first));
-  EXPECT_EQ(running.get_future().get().failure.value().code, FailureCode::cancelled);
+  EXPECT_EQ(running.get_future().get().failure().code, FailureCode::cancelled);
   EXPECT_FALSE(pool.cancel(first)) << "settled";
   EXPECT_TRUE(pool.execute(code_request("async () => 1")).ok());
 }
@@ -612,7 +612,7 @@ TEST(Pool, CancelBeforeTheWorkerIsReadyStillCancels) {
   EXPECT_TRUE(pool.cancel(ticket));
   auto future = done->get_future();
   ASSERT_EQ(future.wait_for(10s), std::future_status::ready) << "the cancel was lost";
-  EXPECT_EQ(future.get().failure.value().code, FailureCode::cancelled);
+  EXPECT_EQ(future.get().failure().code, FailureCode::cancelled);
 }
 
 TEST(Pool, ShutdownDrainsThenFailsWhatIsLeftRetryably) {
@@ -640,23 +640,23 @@ TEST(Pool, ShutdownDrainsThenFailsWhatIsLeftRetryably) {
   pool.shutdown(2s, [&] { shut.set_value(); });
   // Queued requests are refused at once.
   Outcome refused = queued.get_future().get();
-  EXPECT_EQ(refused.failure.value().code, FailureCode::unavailable);
-  EXPECT_TRUE(refused.failure->retryable()) << "it never ran: another replica can run it";
+  EXPECT_EQ(refused.failure().code, FailureCode::unavailable);
+  EXPECT_TRUE(refused.failure().retryable()) << "it never ran: another replica can run it";
   // A run that finishes inside the drain is delivered.
   quick_answer->resolve("\"done in time\"");
   Outcome in_time = quick.get_future().get();
-  ASSERT_TRUE(in_time.ok()) << in_time.failure->message;
+  ASSERT_TRUE(in_time.ok()) << in_time.failure().message;
   // The one still waiting when the drain ends fails retryably.
   Outcome cut = stuck.get_future().get();
   ASSERT_FALSE(cut.ok());
-  EXPECT_EQ(cut.failure->code, FailureCode::connection_broken);
-  EXPECT_TRUE(cut.failure->retryable());
-  EXPECT_NE(cut.failure->message.find("was shut down during the execution"), std::string::npos)
-      << cut.failure->message;
+  EXPECT_EQ(cut.failure().code, FailureCode::connection_broken);
+  EXPECT_TRUE(cut.failure().retryable());
+  EXPECT_NE(cut.failure().message.find("was shut down during the execution"), std::string::npos)
+      << cut.failure().message;
   shut.get_future().get();
   EXPECT_EQ(pool.stats().workers_live, 0u);
   Outcome after = pool.execute(code_request("async () => 1"));
-  EXPECT_EQ(after.failure.value().code, FailureCode::unavailable);
+  EXPECT_EQ(after.failure().code, FailureCode::unavailable);
   pool.shutdown(0s);  // a second shutdown starts nothing and returns
 }
 
@@ -666,7 +666,7 @@ TEST(Pool, MalformedFrameKillsTheWorker) {
   WorkerPool pool(options);
   Outcome outcome = pool.execute(code_request("1"));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
+  EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
   pool.shutdown(0s);
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 1u);
 }
@@ -677,8 +677,8 @@ TEST(Pool, OversizedFrameKillsTheWorkerBeforeBuffering) {
   WorkerPool pool(options);
   Outcome outcome = pool.execute(code_request("1"));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
-  EXPECT_NE(outcome.failure->message.find("oversized"), std::string::npos);
+  EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
+  EXPECT_NE(outcome.failure().message.find("oversized"), std::string::npos);
   pool.shutdown(0s);
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 1u);
 }
@@ -689,7 +689,7 @@ TEST(Pool, FrameForAnUnknownRunKillsTheWorker) {
       impostor(std::string(kReady) + "\n" + R"({"t":"done","id":99,"execution":{}})");
   WorkerPool pool(options);
   Outcome outcome = pool.execute(code_request("1"));
-  EXPECT_EQ(outcome.failure.value().code, FailureCode::connection_broken);
+  EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
 }
 
 TEST(Pool, SilentWorkerIsKilledAfterTimeoutPlusGrace) {
@@ -701,8 +701,8 @@ TEST(Pool, SilentWorkerIsKilledAfterTimeoutPlusGrace) {
   request.limits.timeout = 200ms;
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::timeout);
-  EXPECT_NE(outcome.failure->message.find("was killed"), std::string::npos);
+  EXPECT_EQ(outcome.failure().code, FailureCode::timeout);
+  EXPECT_NE(outcome.failure().message.find("was killed"), std::string::npos);
   pool.shutdown(0s);
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::hung)], 1u);
 }
@@ -713,13 +713,13 @@ TEST(Pool, WorkerThatCannotStartIsUnavailable) {
   WorkerPool pool(options);
   Outcome outcome = pool.execute(code_request("1"));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::unavailable);
+  EXPECT_EQ(outcome.failure().code, FailureCode::unavailable);
   // This replica cannot run it; another (or this one, repaired) can.
-  EXPECT_TRUE(outcome.failure->retryable());
+  EXPECT_TRUE(outcome.failure().retryable());
   options.worker_command = {"/bin/false"};
   WorkerPool exits(options);
   Outcome exited = exits.execute(code_request("1"));
-  EXPECT_EQ(exited.failure.value().code, FailureCode::unavailable);
+  EXPECT_EQ(exited.failure().code, FailureCode::unavailable);
 }
 
 TEST(Pool, AWorkerStartsHoldingOnlyStdioAndItsSocket) {
@@ -765,8 +765,8 @@ TEST(PoolHostile, NoRouteToTheHost) {
     try { await import('fs'); seen.import = 'loaded'; } catch (e) { seen.import = 'refused'; }
     return seen;
   })"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(),
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(),
             R"({"require":"undefined","process":"undefined","WebAssembly":"undefined",)"
             R"("SharedArrayBuffer":"undefined","Deno":"undefined","Bun":"undefined",)"
             R"("fetch":"undefined","XMLHttpRequest":"undefined","setTimeout":"undefined",)"
@@ -802,12 +802,12 @@ TEST(PoolRetry, ARunThatCrashesItsWorkerIsInternalAndNotRetryable) {
   request.limits.memory_limit = std::nullopt;
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::internal) << outcome.failure->message;
-  EXPECT_FALSE(outcome.failure->retryable());
-  EXPECT_NE(outcome.failure->message.find("the same run would crash it again"), std::string::npos)
-      << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::internal) << outcome.failure().message;
+  EXPECT_FALSE(outcome.failure().retryable());
+  EXPECT_NE(outcome.failure().message.find("the same run would crash it again"), std::string::npos)
+      << outcome.failure().message;
   Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
+  ASSERT_TRUE(next.ok()) << next.failure().message;
 }
 
 TEST(PoolRetry, AWorkerKilledFromOutsideLeavesItsRunRetryable) {
@@ -827,8 +827,8 @@ TEST(PoolRetry, AWorkerKilledFromOutsideLeavesItsRunRetryable) {
   }
   Outcome outcome = done.get_future().get();
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken) << outcome.failure->message;
-  EXPECT_TRUE(outcome.failure->retryable());
+  EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken) << outcome.failure().message;
+  EXPECT_TRUE(outcome.failure().retryable());
 }
 
 TEST(PoolRetry, AnAnswerLargerThanTheFrameLimitIsResponseTooLargeAndTheWorkerLives) {
@@ -839,12 +839,12 @@ TEST(PoolRetry, AnAnswerLargerThanTheFrameLimitIsResponseTooLargeAndTheWorkerLiv
   watch.attach(pool);
   Outcome outcome = pool.execute(code_request("async () => 'y'.repeat(100000)"));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::response_too_large) << outcome.failure->message;
-  EXPECT_FALSE(outcome.failure->retryable());
-  EXPECT_NE(outcome.failure->message.find("frame limit of 65536 bytes"), std::string::npos)
-      << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::response_too_large) << outcome.failure().message;
+  EXPECT_FALSE(outcome.failure().retryable());
+  EXPECT_NE(outcome.failure().message.find("frame limit of 65536 bytes"), std::string::npos)
+      << outcome.failure().message;
   Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
+  ASSERT_TRUE(next.ok()) << next.failure().message;
   std::lock_guard lock(watch.mutex);
   EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
@@ -863,17 +863,17 @@ TEST(PoolRetry, ARunLargerThanTheFrameLimitIsInvalidAndNoWorkerDies) {
   const std::string big = "async () => '" + std::string(70 * 1024, 'x') + "'.length";
   Outcome outcome = pool.execute(code_request(big));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::invalid_request) << outcome.failure->message;
-  EXPECT_FALSE(outcome.failure->retryable());
-  EXPECT_NE(outcome.failure->message.find("frame limit (max_frame) of 65536 bytes"),
+  EXPECT_EQ(outcome.failure().code, FailureCode::invalid_request) << outcome.failure().message;
+  EXPECT_FALSE(outcome.failure().retryable());
+  EXPECT_NE(outcome.failure().message.find("frame limit (max_frame) of 65536 bytes"),
             std::string::npos)
-      << outcome.failure->message;
+      << outcome.failure().message;
   // Escaping counts: 20,000 control characters are 120,000 bytes as JSON.
   Outcome escaped = pool.execute(code_request("async () => '" + std::string(20000, '\x01') + "'"));
   ASSERT_FALSE(escaped.ok());
-  EXPECT_EQ(escaped.failure->code, FailureCode::invalid_request) << escaped.failure->message;
+  EXPECT_EQ(escaped.failure().code, FailureCode::invalid_request) << escaped.failure().message;
   Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
+  ASSERT_TRUE(next.ok()) << next.failure().message;
   std::lock_guard lock(watch.mutex);
   EXPECT_EQ(watch.pids.size(), 1u) << "a worker was replaced";
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
@@ -895,14 +895,14 @@ TEST(PoolRetry, AToolAnswerLargerThanTheFrameLimitIsAToolErrorTheGuestCatches) {
       {"big"}, [](const std::string&, std::string, ToolAnswer answer) {
         answer.resolve("\"" + std::string(100 * 1024, 'y') + "\"");
       }));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_NE(outcome.execution->value().find("caught: "), std::string::npos)
-      << outcome.execution->value();
-  EXPECT_NE(outcome.execution->value().find("frame limit (max_frame) of 65536 bytes"),
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_NE(outcome.execution().value().find("caught: "), std::string::npos)
+      << outcome.execution().value();
+  EXPECT_NE(outcome.execution().value().find("frame limit (max_frame) of 65536 bytes"),
             std::string::npos)
-      << outcome.execution->value();
+      << outcome.execution().value();
   Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure->message;
+  ASSERT_TRUE(next.ok()) << next.failure().message;
   std::lock_guard lock(watch.mutex);
   EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
 }
@@ -926,8 +926,8 @@ TEST(PoolHostile, AWorkerStoppedWhileIdleIsReplacedBeforeItTakesARun) {
   Request next = code_request("async () => 'ran elsewhere'");
   next.limits.timeout = std::chrono::seconds(2);
   Outcome outcome = pool.execute(std::move(next));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "\"ran elsewhere\"");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "\"ran elsewhere\"");
   std::lock_guard lock(watch.mutex);
   EXPECT_EQ(watch.pids.size(), 2u);
 }

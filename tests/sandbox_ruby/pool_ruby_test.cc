@@ -29,14 +29,14 @@ Request ruby_request(std::string code) {
 TEST(RubyPool, RunsRubyAndJavascriptSideBySide) {
   WorkerPool pool(pool_options());
   Outcome ruby = pool.execute(ruby_request("puts RUBY_ENGINE; [1, 2].map { |x| x * 21 }"));
-  ASSERT_TRUE(ruby.ok()) << ruby.failure->message;
-  EXPECT_EQ(ruby.execution->value(), "[21,42]");
-  EXPECT_EQ(ruby.execution->stdout_text(), "mruby\n");
+  ASSERT_TRUE(ruby.ok()) << ruby.failure().message;
+  EXPECT_EQ(ruby.execution().value(), "[21,42]");
+  EXPECT_EQ(ruby.execution().stdout_text(), "mruby\n");
   Request js;
   js.code = "async () => 6 * 7";
   Outcome javascript = pool.execute(std::move(js));
-  ASSERT_TRUE(javascript.ok()) << javascript.failure->message;
-  EXPECT_EQ(javascript.execution->value(), "42");
+  ASSERT_TRUE(javascript.ok()) << javascript.failure().message;
+  EXPECT_EQ(javascript.execution().value(), "42");
 }
 
 TEST(RubyPool, ToolCallsReachTheDispatcherAsCodemodeConstants) {
@@ -49,23 +49,23 @@ TEST(RubyPool, ToolCallsReachTheDispatcherAsCodemodeConstants) {
     answer.resolve(R"({"sum":3})");
   };
   Outcome outcome = pool.execute(std::move(request));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "30");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "30");
 }
 
 TEST(RubyPool, ErrorsAndMemoryLimitKeepTheirCodes) {
   WorkerPool pool(pool_options());
   Outcome error = pool.execute(ruby_request("raise ArgumentError, 'no'"));
   ASSERT_FALSE(error.ok());
-  EXPECT_EQ(error.failure->code, FailureCode::guest_error);
-  EXPECT_NE(error.failure->message.find("no (ArgumentError)"), std::string::npos);
+  EXPECT_EQ(error.failure().code, FailureCode::guest_error);
+  EXPECT_NE(error.failure().message.find("no (ArgumentError)"), std::string::npos);
   Request bomb = ruby_request("s = 'x'; loop { s += s }");
   bomb.limits.memory_limit = std::uint64_t{16} << 20;
   Outcome memory = pool.execute(std::move(bomb));
   ASSERT_FALSE(memory.ok());
-  EXPECT_EQ(memory.failure->code, FailureCode::memory_limit) << memory.failure->message;
+  EXPECT_EQ(memory.failure().code, FailureCode::memory_limit) << memory.failure().message;
   Outcome after = pool.execute(ruby_request(":alive"));
-  ASSERT_TRUE(after.ok()) << after.failure->message;
+  ASSERT_TRUE(after.ok()) << after.failure().message;
 }
 
 TEST(RubyPool, ALoopingRubyGuestIsATimeoutAndTheWorkerIsReplaced) {
@@ -74,10 +74,10 @@ TEST(RubyPool, ALoopingRubyGuestIsATimeoutAndTheWorkerIsReplaced) {
   request.limits.timeout = std::chrono::milliseconds(200);
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::timeout) << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::timeout) << outcome.failure().message;
   Outcome after = pool.execute(ruby_request("1 + 1"));
-  ASSERT_TRUE(after.ok()) << after.failure->message;
-  EXPECT_EQ(after.execution->value(), "2");
+  ASSERT_TRUE(after.ok()) << after.failure().message;
+  EXPECT_EQ(after.execution().value(), "2");
 }
 
 TEST(RubyPool, CancelEndsALoopingRubyGuest) {
@@ -99,9 +99,9 @@ TEST(RubyPool, CancelEndsALoopingRubyGuest) {
   pool.cancel(ticket);
   Outcome outcome = settled.get_future().get();
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::cancelled) << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::cancelled) << outcome.failure().message;
   Outcome after = pool.execute(ruby_request(":alive"));
-  ASSERT_TRUE(after.ok()) << after.failure->message;
+  ASSERT_TRUE(after.ok()) << after.failure().message;
 }
 
 }  // namespace

@@ -188,8 +188,8 @@ TEST(Accept, AUnixSocketPathReplacesHostAndPort) {
     EXPECT_EQ(server.address().address, path);
     auto client = client::Client::connect("ws+unix://" + path);
     client::Outcome outcome = client->execute(request_of("6 * 7"));
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-    EXPECT_EQ(outcome.execution->value(), "42");
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+    EXPECT_EQ(outcome.execution().value(), "42");
   }
   rmdir(dir_template);
 }

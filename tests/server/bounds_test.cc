@@ -34,8 +34,8 @@ TEST(Bounds, TheFourClampedTimeoutsOfTheSeed) {
     client::Outcome outcome = client->execute(request_of(spin, timeout));
     const auto took = std::chrono::steady_clock::now() - started;
     ASSERT_FALSE(outcome.ok());
-    EXPECT_EQ(outcome.failure->code, FailureCode::timeout);
-    const std::string& message = outcome.failure->message;
+    EXPECT_EQ(outcome.failure().code, FailureCode::timeout);
+    const std::string& message = outcome.failure().message;
     EXPECT_EQ(message.substr(0, message.find('.')), expected);
     EXPECT_LT(took, milliseconds(3000));
   }
@@ -65,24 +65,24 @@ TEST(Bounds, AResultOverTheResponseLimitIsResponseTooLarge) {
   auto client = client::Client::connect(url_of(server));
 
   client::Outcome small = client->execute(request_of("'x'.repeat(100)"));
-  ASSERT_TRUE(small.ok()) << small.failure->message;
+  ASSERT_TRUE(small.ok()) << small.failure().message;
 
   client::Outcome big = client->execute(request_of("'x'.repeat(5000)"));
   ASSERT_FALSE(big.ok());
-  EXPECT_EQ(big.failure->code, FailureCode::response_too_large);
-  EXPECT_NE(big.failure->message.find("above the response limit of 2000 bytes"), std::string::npos)
-      << big.failure->message;
+  EXPECT_EQ(big.failure().code, FailureCode::response_too_large);
+  EXPECT_NE(big.failure().message.find("above the response limit of 2000 bytes"), std::string::npos)
+      << big.failure().message;
 
   // The logs count: a small value with a large console output is too large.
   client::Outcome chatty =
       client->execute(request_of("async () => { console.log('y'.repeat(3000)); return 1; }"));
   ASSERT_FALSE(chatty.ok());
-  EXPECT_EQ(chatty.failure->code, FailureCode::response_too_large);
+  EXPECT_EQ(chatty.failure().code, FailureCode::response_too_large);
 
   // Escaping counts too: 1200 quotes are 2400 bytes once escaped.
   client::Outcome quoted = client->execute(request_of("'\"'.repeat(1200)"));
   ASSERT_FALSE(quoted.ok());
-  EXPECT_EQ(quoted.failure->code, FailureCode::response_too_large);
+  EXPECT_EQ(quoted.failure().code, FailureCode::response_too_large);
 
   // The socket is still usable, and the instruments saw the outcome.
   EXPECT_TRUE(client->execute(request_of("2")).ok());

@@ -28,8 +28,8 @@ TEST(Client, ExecutesWithToolsAnsweredByItsHandler) {
         if (name == "echo") return input;
         return std::string(R"("value of k")");
       });
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), R"([1,"value of k"])");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), R"([1,"value of k"])");
   EXPECT_EQ(calls.load(), 2);
 }
 
@@ -42,8 +42,8 @@ TEST(Client, RunsRubyWhenTheRequestSaysSo) {
   request.tools = {{"echo", "returns its input", ""}};
   client::Outcome outcome =
       client->execute(request, [](const std::string&, const std::string& input) { return input; });
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "42");
 }
 
 // `n` arrays nested around 0: [[[0]]] for 3.
@@ -77,8 +77,8 @@ TEST(Client, ValuesNestedToTheDocumentedDepthCrossEveryHopExactly) {
           argument = input;
           return input;
         });
-    ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-    EXPECT_EQ(outcome.execution->value(), deep);
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+    EXPECT_EQ(outcome.execution().value(), deep);
     EXPECT_EQ(argument, "{\"v\":" + nested(127) + "}");
   }
 }
@@ -91,12 +91,12 @@ TEST(Client, AValueDeeperThanTheDocumentedDepthIsUnserializableNamingIt) {
       request_of("async () => { let v = 0; for (let i = 0; i < 129; i++) v = [v]; return v; }"),
       nullptr);
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::unserializable_value);
-  EXPECT_NE(outcome.failure->message.find("128"), std::string::npos) << outcome.failure->message;
+  EXPECT_EQ(outcome.failure().code, FailureCode::unserializable_value);
+  EXPECT_NE(outcome.failure().message.find("128"), std::string::npos) << outcome.failure().message;
   // and the connection serves the next run
   client::Outcome next = client->execute(request_of("1 + 1"), nullptr);
   ASSERT_TRUE(next.ok());
-  EXPECT_EQ(next.execution->value(), "2");
+  EXPECT_EQ(next.execution().value(), "2");
 }
 
 TEST(Client, AHandlerThatThrowsIsAToolErrorTheGuestCanCatch) {
@@ -111,8 +111,8 @@ TEST(Client, AHandlerThatThrowsIsAToolErrorTheGuestCanCatch) {
       client->execute(request, [](const std::string&, const std::string&) -> std::string {
         throw std::runtime_error("disk on fire");
       });
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), R"("caught: disk on fire")");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), R"("caught: disk on fire")");
 }
 
 TEST(Client, ExecutionsFromSeveralThreadsShareOneConnection) {
@@ -128,7 +128,7 @@ TEST(Client, ExecutionsFromSeveralThreadsShareOneConnection) {
       request.tools = {{"id", "", ""}};
       client::Outcome outcome = client->execute(
           request, [](const std::string&, const std::string& input) { return input; });
-      if (outcome.ok() && outcome.execution->value() == std::to_string(i * 2)) ++ok;
+      if (outcome.ok() && outcome.execution().value() == std::to_string(i * 2)) ++ok;
     });
   }
   for (auto& thread : threads) thread.join();
@@ -212,8 +212,8 @@ TEST(Client, AServerThatGoesAwayFailsWaitingExecutionsConnectionBroken) {
   closed.set_value();
   client::Outcome outcome = running.get();
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.failure->code, FailureCode::connection_broken);
-  EXPECT_TRUE(outcome.failure->retryable());
+  EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
+  EXPECT_TRUE(outcome.failure().retryable());
   EXPECT_TRUE(eventually([&] { return !client->connected(); }));
   EXPECT_EQ(client->close_code(), 1001);
   EXPECT_EQ(client->close_reason(), "server shutting down");

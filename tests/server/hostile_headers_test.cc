@@ -144,8 +144,8 @@ TEST(HostileHeadersIpv6, TheClientBracketsAnIpv6HostAndTheGuardTakesIt) {
   auto client =
       client::Client::connect("ws://[::1]:" + std::to_string(server.address().port) + "/");
   const auto outcome = client->execute(request_of("async () => 6 * 7"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "42");
   client->close();
   server.close();
 }

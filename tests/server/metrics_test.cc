@@ -90,7 +90,7 @@ TEST(Metrics, CountWorkerExitsAndPoolRejectionsByReason) {
   server.pool().submit(quick, [&](pool::Outcome o) { second.set_value(std::move(o)); });
   pool::Outcome refused = server.pool().execute(quick);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.failure->code, FailureCode::queue_overflow);
+  EXPECT_EQ(refused.failure().code, FailureCode::queue_overflow);
   {
     std::lock_guard lock(mutex);
     ASSERT_GT(running_pid, 0);

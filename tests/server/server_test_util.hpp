@@ -176,8 +176,8 @@ inline void expect_healthy(std::uint16_t port) {
   EXPECT_EQ(http_request(port, http::verb::get, "/healthz").status, 200);
   auto client = client::Client::connect("ws://127.0.0.1:" + std::to_string(port) + "/");
   const auto outcome = client->execute(request_of("async () => 6 * 7"));
-  ASSERT_TRUE(outcome.ok()) << outcome.failure->message;
-  EXPECT_EQ(outcome.execution->value(), "42");
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_EQ(outcome.execution().value(), "42");
 }
 
 // Collects log lines; wait_for blocks until one contains `needle`.
