@@ -203,8 +203,10 @@ void set_rlimits(int keep_fd, Protections& protections) {
     protections.notes.push_back("rlimits: RLIMIT_NPROC left as is (no user namespace of our own)");
   } else if (const long threads = thread_count(); threads <= 0) {
     protections.notes.push_back(failed("rlimits: RLIMIT_NPROC: counting threads"));
+    ok = false;  // attempted and not in force: not reported as active
   } else if (!set_limit(RLIMIT_NPROC, static_cast<rlim_t>(threads) + 1 + kSpareThreads)) {
     protections.notes.push_back(failed("rlimits: RLIMIT_NPROC"));
+    ok = false;
   } else if (::getuid() == 0) {
     protections.notes.push_back("rlimits: RLIMIT_NPROC is set but the kernel ignores it for uid 0");
   }
