@@ -40,8 +40,8 @@ void set_out_of_memory_exit(int code) noexcept;
 std::string format_seconds(double seconds);
 
 // Calls an asynchronous tool. A tool that throws instead of answering
-// rejects the call with its message (a ToolError's as is, anything else as
-// "<path> failed: ..."), as if it had answered so.
+// rejects the call with its message (a ToolError's as "<path>: ...",
+// anything else as "<path> failed: ..."), as if it had answered so.
 void start_async_tool(const ToolEntry& tool, std::string args, ToolReply reply);
 
 struct Snippet {
