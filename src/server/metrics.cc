@@ -51,6 +51,11 @@ std::string Metrics::render(const pool::Stats& stats) const {
   auto line = [&out](std::string_view name, auto value) {
     fmt::format_to(std::back_inserter(out), "{} {}\n", name, value);
   };
+  // name{label="value"} count
+  auto labelled = [&out](std::string_view name, std::string_view label, std::string_view value,
+                         std::uint64_t count) {
+    fmt::format_to(std::back_inserter(out), "{}{{{}=\"{}\"}} {}\n", name, label, value, count);
+  };
 
   family(out, "corral_connections_active", "gauge", "Open executor WebSocket connections.");
   line("corral_connections_active", connections_active_.load());
@@ -62,11 +67,10 @@ std::string Metrics::render(const pool::Stats& stats) const {
 
   family(out, "corral_executions_total", "counter",
          "Executions answered, by outcome (ok or the failure code).");
-  fmt::format_to(std::back_inserter(out), "corral_executions_total{{outcome=\"ok\"}} {}\n",
-                 executions_[0].load());
+  labelled("corral_executions_total", "outcome", "ok", executions_[0].load());
   for (int code = 0; code < kFailureCodeCount; ++code) {
-    fmt::format_to(std::back_inserter(out), "corral_executions_total{{outcome=\"{}\"}} {}\n",
-                   to_string(static_cast<FailureCode>(code)), executions_[1 + code].load());
+    labelled("corral_executions_total", "outcome", to_string(static_cast<FailureCode>(code)),
+             executions_[1 + code].load());
   }
 
   family(out, "corral_execution_duration_seconds", "histogram",
@@ -101,16 +105,16 @@ std::string Metrics::render(const pool::Stats& stats) const {
   family(out, "corral_worker_exits_total", "counter",
          "Worker processes that ended, by why (retired, crashed, hung, ...).");
   for (int exit = 0; exit < pool::kWorkerExitCount; ++exit) {
-    fmt::format_to(std::back_inserter(out), "corral_worker_exits_total{{reason=\"{}\"}} {}\n",
-                   pool::to_string(static_cast<pool::WorkerExit>(exit)),
-                   stats.worker_exits[static_cast<std::size_t>(exit)]);
+    labelled("corral_worker_exits_total", "reason",
+             pool::to_string(static_cast<pool::WorkerExit>(exit)),
+             stats.worker_exits[static_cast<std::size_t>(exit)]);
   }
   family(out, "corral_pool_rejections_total", "counter",
          "Executions the pool refused before they ran, by why.");
   for (int why = 0; why < pool::kRejectionCount; ++why) {
-    fmt::format_to(std::back_inserter(out), "corral_pool_rejections_total{{reason=\"{}\"}} {}\n",
-                   pool::to_string(static_cast<pool::Rejection>(why)),
-                   stats.rejections[static_cast<std::size_t>(why)]);
+    labelled("corral_pool_rejections_total", "reason",
+             pool::to_string(static_cast<pool::Rejection>(why)),
+             stats.rejections[static_cast<std::size_t>(why)]);
   }
   return out;
 }
