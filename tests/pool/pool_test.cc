@@ -89,6 +89,29 @@ struct WorkerWatch {
   }
 };
 
+// A pool of one worker with a 64 KiB frame limit, watched: the frame-limit
+// tests send it runs and answers past the limit.
+struct SmallFramePool {
+  static Options options() {
+    Options o = base_options();
+    o.max_frame = 64 * 1024;
+    return o;
+  }
+  WorkerPool pool{options()};
+  WorkerWatch watch;
+  SmallFramePool() { watch.attach(pool); }
+
+  // What a refused frame leaves: the next run succeeds on the same worker,
+  // and no worker was killed for a bad frame.
+  void expect_the_worker_serves_on() {
+    Outcome next = pool.execute(code_request("async () => 'alive'"));
+    ASSERT_TRUE(next.ok()) << next.failure().message;
+    std::lock_guard lock(watch.mutex);
+    EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
+    EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
+  }
+};
+
 // The pid of the first worker's own process: the spawned pid, or in a pid
 // namespace the one child of that reaper.
 std::string first_worker_process(WorkerWatch& watch) {
@@ -832,33 +855,23 @@ TEST(PoolRetry, AWorkerKilledFromOutsideLeavesItsRunRetryable) {
 }
 
 TEST(PoolRetry, AnAnswerLargerThanTheFrameLimitIsResponseTooLargeAndTheWorkerLives) {
-  Options options = base_options();
-  options.max_frame = 64 * 1024;
-  WorkerPool pool(options);
-  WorkerWatch watch;
-  watch.attach(pool);
+  SmallFramePool small;
+  WorkerPool& pool = small.pool;
   Outcome outcome = pool.execute(code_request("async () => 'y'.repeat(100000)"));
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.failure().code, FailureCode::response_too_large) << outcome.failure().message;
   EXPECT_FALSE(outcome.failure().retryable());
   EXPECT_NE(outcome.failure().message.find("frame limit of 65536 bytes"), std::string::npos)
       << outcome.failure().message;
-  Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure().message;
-  std::lock_guard lock(watch.mutex);
-  EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
-  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
+  small.expect_the_worker_serves_on();
 }
 
 // The pool checks what it sends too: a run larger than the frame limit
 // would make the worker exit (and fail every run on it retryably, so a
 // retry hit the same wall). It is refused before any worker sees it.
 TEST(PoolRetry, ARunLargerThanTheFrameLimitIsInvalidAndNoWorkerDies) {
-  Options options = base_options();
-  options.max_frame = 64 * 1024;
-  WorkerPool pool(options);
-  WorkerWatch watch;
-  watch.attach(pool);
+  SmallFramePool small;
+  WorkerPool& pool = small.pool;
   ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
   const std::string big = "async () => '" + std::string(70 * 1024, 'x') + "'.length";
   Outcome outcome = pool.execute(code_request(big));
@@ -872,21 +885,21 @@ TEST(PoolRetry, ARunLargerThanTheFrameLimitIsInvalidAndNoWorkerDies) {
   Outcome escaped = pool.execute(code_request("async () => '" + std::string(20000, '\x01') + "'"));
   ASSERT_FALSE(escaped.ok());
   EXPECT_EQ(escaped.failure().code, FailureCode::invalid_request) << escaped.failure().message;
-  Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure().message;
-  std::lock_guard lock(watch.mutex);
-  EXPECT_EQ(watch.pids.size(), 1u) << "a worker was replaced";
-  EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 0u);
+  // So do bytes that are not UTF-8: 30 KiB of them are 90 KiB as U+FFFD.
+  Outcome not_utf8 =
+      pool.execute(code_request("async () => '" + std::string(30 * 1024, '\xff') + "'"));
+  ASSERT_FALSE(not_utf8.ok());
+  EXPECT_EQ(not_utf8.failure().code, FailureCode::invalid_request) << not_utf8.failure().message;
+  EXPECT_NE(not_utf8.failure().message.find("frame limit"), std::string::npos)
+      << not_utf8.failure().message;
+  small.expect_the_worker_serves_on();
 }
 
 // A tool's answer larger than the frame limit reaches the guest as a tool
 // error it can catch; the worker and the run live on.
 TEST(PoolRetry, AToolAnswerLargerThanTheFrameLimitIsAToolErrorTheGuestCatches) {
-  Options options = base_options();
-  options.max_frame = 64 * 1024;
-  WorkerPool pool(options);
-  WorkerWatch watch;
-  watch.attach(pool);
+  SmallFramePool small;
+  WorkerPool& pool = small.pool;
   Outcome outcome = pool.execute(code_request(
       R"(async () => {
         try { await codemode.big({}); return 'no error'; }
@@ -901,10 +914,27 @@ TEST(PoolRetry, AToolAnswerLargerThanTheFrameLimitIsAToolErrorTheGuestCatches) {
   EXPECT_NE(outcome.execution().value().find("frame limit (max_frame) of 65536 bytes"),
             std::string::npos)
       << outcome.execution().value();
-  Outcome next = pool.execute(code_request("async () => 'alive'"));
-  ASSERT_TRUE(next.ok()) << next.failure().message;
-  std::lock_guard lock(watch.mutex);
-  EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
+  small.expect_the_worker_serves_on();
+}
+
+// The limit is on the frame as sent, not the bytes as given: 30 KiB of
+// bytes that are not UTF-8 fit under 64 KiB but not once each is U+FFFD in
+// the frame, so the answer is refused the same way, and nothing breaks.
+TEST(PoolRetry, AnAnswerThatOutgrowsTheLimitOnlyOnceMadeUtf8IsAToolErrorToo) {
+  SmallFramePool small;
+  Outcome outcome = small.pool.execute(code_request(
+      R"(async () => {
+        try { await codemode.bytes({}); return 'no error'; }
+        catch (e) { return 'caught: ' + e.message; }
+      })",
+      {"bytes"}, [](const std::string&, std::string, ToolAnswer answer) {
+        answer.resolve("\"" + std::string(30 * 1024, '\xff') + "\"");
+      }));
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  EXPECT_NE(outcome.execution().value().find("frame limit (max_frame) of 65536 bytes"),
+            std::string::npos)
+      << outcome.execution().value().substr(0, 300);
+  small.expect_the_worker_serves_on();
 }
 
 TEST(PoolHostile, AWorkerStoppedWhileIdleIsReplacedBeforeItTakesARun) {
