@@ -421,12 +421,8 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
         size > options_.max_frame) {
       pending->run_frame.clear();
       pending->run_frame.shrink_to_fit();
-      settle(pending,
-             Outcome(make_failure(FailureCode::invalid_request,
-                                  "the run (its code and tool names) is " + std::to_string(size) +
-                                      " bytes as a frame, more than the pool's frame "
-                                      "limit (max_frame) of " +
-                                      std::to_string(options_.max_frame) + " bytes")));
+      settle(pending, Outcome(make_failure(FailureCode::invalid_request,
+                                           too_large("the run (its code and tool names)", size))));
       return;
     }
     if (std::shared_ptr<Worker> worker = free_worker()) {
@@ -549,6 +545,13 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       start(pending, worker);
     }
     update_gauges();
+  }
+
+  // Why a frame of `size` bytes is not sent: "<what> is N bytes as a frame, ...".
+  std::string too_large(std::string_view what, std::size_t size) const {
+    return std::string(what) + " is " + std::to_string(size) +
+           " bytes as a frame, more than the pool's frame limit (max_frame) of " +
+           std::to_string(options_.max_frame) + " bytes";
   }
 
   static json::object run_message(const Pending& pending) {
@@ -1081,10 +1084,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     };
     std::string frame = encode_frame(message(ok, std::move(payload)));
     if (const std::size_t size = frame.size() - kFrameHeaderBytes; size > options_.max_frame) {
-      frame = encode_frame(message(false, "the tool's answer is " + std::to_string(size) +
-                                              " bytes as a frame, more than the pool's frame "
-                                              "limit (max_frame) of " +
-                                              std::to_string(options_.max_frame) + " bytes"));
+      frame = encode_frame(message(false, too_large("the tool's answer", size)));
     }
     write_frame(worker, std::move(frame));
   }
