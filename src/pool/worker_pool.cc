@@ -1118,6 +1118,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     std::shared_ptr<Pending> pending = it->second;
     worker->running.erase(it);
     ++worker->executions;
+    // Before the completion runs: a caller that reads the stats once it has
+    // its answer must not still see its run as running.
+    update_gauges();
     Outcome outcome = std::move(*answered);
     if (!pending->memory_verdict.empty()) outcome = memory_outcome(*pending, std::move(outcome));
     settle(pending, std::move(outcome));
