@@ -1,5 +1,6 @@
 # `cmake --install BUILD --prefix PREFIX` lays out:
-#   bin/corral                         the binary (RUNPATH only into PREFIX)
+#   bin/corral                         the front binary (no engine: apps/corral/cli.hpp)
+#   libexec/corral/corral-engine       run, serve, check, mcp, worker (RUNPATH only into PREFIX)
 #   libexec/corral/corral-ruby-helper  the program Ruby guests run in
 #   include/corral/*.hpp               the public API
 #   lib/libcorral*.a                   one static archive per layer
@@ -12,24 +13,23 @@ include(CMakePackageConfigHelpers)
 
 # API targets an embedder names. Each is one line in target_link_libraries;
 # everything below it comes along through the exported link interfaces.
-# The layer archives (corral::core, sandbox, process, bind, pool, server,
-# mcp) are exported under their layer's name (src/CMakeLists.txt).
-add_library(corral_client INTERFACE)   # corral::client: the executor protocol's C++ client
+# The layer archives (corral::core, client, sandbox, process, bind, pool,
+# server, mcp) are exported under their layer's name
+# (src/CMakeLists.txt); corral::client is the executor client alone.
 add_library(corral_all INTERFACE)      # corral::corral: every layer
-target_link_libraries(corral_client INTERFACE corral_server)
-set_target_properties(corral_client PROPERTIES EXPORT_NAME client)
-target_link_libraries(corral_all INTERFACE corral_mcp corral_server corral corral_sandbox)
+target_link_libraries(corral_all INTERFACE corral_mcp corral_server corral_client corral corral_sandbox)
 set_target_properties(corral_all PROPERTIES EXPORT_NAME corral)
 
 set(CORRAL_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/corral")
 
 install(TARGETS corral_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS corral_engine RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/corral)
 # The program every in-process Ruby Sandbox execs (src/sandbox/ruby/helper.hpp
 # says how bin/corral and embedders find it).
 install(TARGETS corral_ruby_helper RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/corral)
 install(TARGETS
-    corral_core corral_sandbox corral_process corral_bind corral_pool corral_server corral_mcp
-    corral corral_client corral_all
+    corral_core corral_client corral_sandbox corral_process corral_bind corral_pool corral_server corral_mcp
+    corral corral_all
     corral_v8 corral_mruby corral_seccomp corral_re2
   EXPORT corralTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -1,5 +1,5 @@
 // fuzz/executor_fuzzer.cc: the executor session's message handler without a
-// socket (server::rpc::decode) and the byte-exact id round trip (rpc::Id and
+// socket (core::jsonrpc::decode) and the byte-exact id round trip (rpc::Id and
 // the builders that write it), on hostile WebSocket text messages.
 //
 // Invariants: decode throws nothing (std::bad_alloc aside); a reply is one
@@ -11,11 +11,11 @@
 #include <new>
 #include <stdexcept>
 
+#include "core/jsonrpc.hpp"
 #include "fuzz_util.hpp"
-#include "server/rpc.hpp"
 
 namespace json = corral::core::json;
-namespace rpc = corral::server::rpc;
+namespace rpc = corral::core::jsonrpc;
 using corral::fuzz::fail;
 using Kind = rpc::Incoming::Kind;
 

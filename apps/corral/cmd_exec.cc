@@ -15,13 +15,13 @@
 #include <iterator>
 #include <sstream>
 
+#include "commands.hpp"
 #include "core/envelope.hpp"
 #include "core/json.hpp"
 #include "core/units.hpp"
 #include "corral/bind.hpp"
 #include "corral/client.hpp"
 #include "sandbox/identifier.hpp"
-#include "subcommands.hpp"
 
 namespace corral::app {
 namespace {
@@ -99,9 +99,7 @@ int run_exec(const ExecFlags& flags) {
 
   const client::Outcome& outcome = *answered;
   if (flags.json) {
-    std::cout << core::json::serialize(outcome.ok() ? core::result_envelope(outcome.execution())
-                                                    : core::result_envelope(outcome.failure()))
-              << '\n';
+    std::cout << core::json::serialize(core::envelope(outcome)) << '\n';
   } else {
     const Execution* execution = outcome.ok()                  ? &outcome.execution()
                                  : outcome.failure().execution ? outcome.failure().execution.get()

@@ -11,7 +11,7 @@
 #include "corral/pool.hpp"
 #include "daemon/log.hpp"
 #include "daemon/settings.hpp"
-#include "subcommands.hpp"
+#include "engine.hpp"
 
 namespace corral::app {
 
@@ -49,8 +49,7 @@ int serve_mcp(const daemon::SettingsParser& parser) {
 }  // namespace
 
 void add_mcp_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand(
-      "mcp", "Serve MCP on stdin/stdout: code mode (execute) and bound commands as tools");
+  auto* cmd = app.add_subcommand("mcp", engine_command_description("mcp"));
   auto settings = std::make_shared<daemon::SettingsParser>(*cmd);
   cmd->callback([&action, settings] { action = [settings] { return serve_mcp(*settings); }; });
 }

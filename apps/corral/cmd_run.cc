@@ -10,7 +10,7 @@
 #include "core/json.hpp"
 #include "core/units.hpp"
 #include "corral/sandbox.hpp"
-#include "subcommands.hpp"
+#include "engine.hpp"
 
 namespace corral::app {
 namespace {
@@ -67,7 +67,7 @@ int run_script(const RunFlags& flags) {
     sandbox::Sandbox sandbox(options);
     Execution execution = flags.code_mode ? sandbox.execute(source) : sandbox.eval(source);
     if (flags.json) {
-      std::cout << core::json::serialize(core::result_envelope(execution)) << '\n';
+      std::cout << core::json::serialize(core::envelope(execution)) << '\n';
     } else {
       write_through(execution);
       std::cout << execution.value() << '\n';
@@ -75,7 +75,7 @@ int run_script(const RunFlags& flags) {
     return 0;
   } catch (const Error& e) {
     if (flags.json) {
-      std::cout << core::json::serialize(core::result_envelope(e.to_failure())) << '\n';
+      std::cout << core::json::serialize(core::envelope(e.to_failure())) << '\n';
     } else if (e.execution()) {
       write_through(*e.execution());
     }
@@ -91,8 +91,7 @@ int run_script(const RunFlags& flags) {
 
 void add_run_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<RunFlags>();
-  CLI::App* run =
-      app.add_subcommand("run", "Run a JavaScript or Ruby file (or - for stdin) in the sandbox");
+  CLI::App* run = app.add_subcommand("run", engine_command_description("run"));
   run->add_option("file", flags->file, "Script to run, or - to read it from stdin")
       ->required()
       ->type_name("FILE");

@@ -1,5 +1,5 @@
 // `corral serve`: the daemon. `corral check`: can this machine serve?
-// `corral status` / `corral maintenance`: ask a running daemon.
+// (corral-engine: both run guests.)
 #include <signal.h>
 
 #include <atomic>
@@ -10,27 +10,16 @@
 
 #include "core/json.hpp"
 #include "corral/process.hpp"
-#include "daemon/admin.hpp"
 #include "daemon/check.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/log.hpp"
 #include "daemon/settings.hpp"
+#include "engine.hpp"
 #include "pool/lockdown.hpp"
-#include "subcommands.hpp"
-
-extern char** environ;
 
 namespace corral::app {
 
 namespace json = core::json;
-
-std::vector<std::string> environment_warnings() {
-  return daemon::unknown_variable_warnings(daemon::environment_names(environ));
-}
-
-void print_warnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::fprintf(stderr, "corral: warning: %s\n", w.c_str());
-}
 
 std::optional<daemon::Settings> parse_settings(const daemon::SettingsParser& parser,
                                                std::vector<std::string>& warnings) {
@@ -178,7 +167,7 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
     }
     std::printf("Settings:\n");
     for (const auto& line : lines) std::printf("  %s\n", line.c_str());
-    print_protections(protections);
+    print_protections(json::parse(pool::to_json(protections)).as_object());
     std::printf("Command containment available:");
     for (process::UnitKind unit : process::available_units())
       std::printf(" %s", std::string(process::to_string(unit)).c_str());
@@ -192,103 +181,20 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
   return ok ? kExitClean : kExitCannotSandbox;
 }
 
-// The daemon's answer, or nullopt after saying on stderr why there is none.
-std::optional<daemon::AdminResponse> ask_admin(const std::string& host, std::uint16_t port,
-                                               std::string_view method, std::string_view path) {
-  print_warnings(environment_warnings());
-  try {
-    daemon::AdminResponse response = daemon::admin_request(host, port, method, path);
-    if (response.status != 200) {
-      std::fprintf(stderr, "corral: the admin listener at %s:%u answered %d: %s", host.c_str(),
-                   static_cast<unsigned>(port), response.status, response.body.c_str());
-      return std::nullopt;
-    }
-    return response;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "corral: %s\n", e.what());
-    return std::nullopt;
-  }
-}
-
-int print_admin(const std::string& host, std::uint16_t port, std::string_view method,
-                std::string_view path) {
-  const std::optional<daemon::AdminResponse> response = ask_admin(host, port, method, path);
-  if (!response) return kExitFailure;
-  std::printf("%s", response->body.c_str());
-  return kExitClean;
-}
-
-int print_status(const std::string& host, std::uint16_t port, bool as_json) {
-  const std::optional<daemon::AdminResponse> response = ask_admin(host, port, "GET", "/__status__");
-  if (!response) return kExitFailure;
-  if (as_json) {
-    std::printf("%s", response->body.c_str());
-    return kExitClean;
-  }
-  try {
-    for (const std::string& line : describe_status(json::parse(response->body).as_object()))
-      std::printf("%s\n", line.c_str());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "corral: the daemon's status is not what this corral reads (%s): %s",
-                 e.what(), response->body.c_str());
-    return kExitFailure;
-  }
-  return kExitClean;
-}
-
 }  // namespace
 
-void add_daemon_commands(CLI::App& app, Action& action) {
-  auto* serve_cmd = app.add_subcommand(
-      "serve", "Run the executor daemon (WebSocket protocol, probes, metrics, admin listener)");
+void add_serve_commands(CLI::App& app, Action& action) {
+  auto* serve_cmd = app.add_subcommand("serve", engine_command_description("serve"));
   auto serve_settings = std::make_shared<daemon::SettingsParser>(*serve_cmd);
   serve_cmd->callback(
       [&action, serve_settings] { action = [serve_settings] { return serve(*serve_settings); }; });
 
-  auto* check_cmd = app.add_subcommand(
-      "check", "Run one execution end to end and report what this machine enforces");
+  auto* check_cmd = app.add_subcommand("check", engine_command_description("check"));
   auto check_settings = std::make_shared<daemon::SettingsParser>(*check_cmd);
   auto as_json = std::make_shared<bool>(false);
   check_cmd->add_flag("--json", *as_json, "Print one JSON object");
   check_cmd->callback([&action, check_settings, as_json] {
     action = [check_settings, as_json] { return check(*check_settings, *as_json); };
-  });
-
-  auto admin_host = std::make_shared<std::string>("127.0.0.1");
-  auto admin_port = std::make_shared<std::uint16_t>(8081);
-  auto add_admin_flags = [&](CLI::App* cmd) {
-    cmd->add_option("--admin-host", *admin_host, "Address of the daemon's admin listener")
-        ->envname("CORRAL_ADMIN_HOST")
-        ->type_name("ADDRESS")
-        ->capture_default_str();
-    cmd->add_option("--admin-port", *admin_port, "Port of the daemon's admin listener")
-        ->envname("CORRAL_ADMIN_PORT")
-        ->type_name("PORT")
-        ->capture_default_str();
-  };
-  auto* status_cmd = app.add_subcommand(
-      "status", "Print a running daemon's status: workers, executions, queue, protections");
-  add_admin_flags(status_cmd);
-  auto status_json = std::make_shared<bool>(false);
-  status_cmd->add_flag("--json", *status_json, "Print the admin listener's JSON (/__status__)");
-  status_cmd->callback([&action, admin_host, admin_port, status_json] {
-    action = [admin_host, admin_port, status_json] {
-      return print_status(*admin_host, *admin_port, *status_json);
-    };
-  });
-  auto* maintenance_cmd =
-      app.add_subcommand("maintenance", "Turn a running daemon's maintenance mode on or off");
-  add_admin_flags(maintenance_cmd);
-  auto mode = std::make_shared<std::string>("status");
-  maintenance_cmd->add_option("mode", *mode, "on, off or status")
-      ->type_name("on|off|status")
-      ->check(CLI::IsMember({"on", "off", "status"}))
-      ->capture_default_str();
-  maintenance_cmd->callback([&action, admin_host, admin_port, mode] {
-    action = [admin_host, admin_port, mode] {
-      const std::string_view method = *mode == "on" ? "PUT" : *mode == "off" ? "DELETE" : "GET";
-      return print_admin(*admin_host, *admin_port, method, "/__maintenance__");
-    };
   });
 }
 

@@ -1,13 +1,12 @@
 // `corral worker`: the hardened process a WorkerPool spawns. Not for people:
 // it speaks length-prefixed frames on the inherited fd and nothing else.
+#include "engine.hpp"
 #include "pool/worker.hpp"
-#include "subcommands.hpp"
 
 namespace corral::app {
 
 void add_worker_command(CLI::App& app, Action& action) {
-  auto* cmd =
-      app.add_subcommand("worker", "Serve a worker pool over an inherited socket (internal)");
+  auto* cmd = app.add_subcommand("worker", engine_command_description("worker"));
   cmd->group("");  // hidden from --help
   auto settings = std::make_shared<pool::WorkerSettings>();
   auto no_harden = std::make_shared<bool>(false);

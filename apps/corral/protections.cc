@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "subcommands.hpp"
+#include "cli.hpp"
 
 namespace corral::app {
 
@@ -46,14 +46,18 @@ std::string uptime(double seconds) {
 
 }  // namespace
 
-void print_protections(const pool::Protections& p) {
-  const bool active[] = {
-      p.user_namespace, p.network_namespace, p.pid_namespace, p.parent_death_signal,
-      p.fds_closed,     p.rlimits,           p.no_new_privs,  p.seccomp};
+void print_protections(const json::object& protections) {
   std::printf("Worker protections on this machine:\n");
-  for (std::size_t i = 0; i < std::size(kProtections); ++i)
-    std::printf("  %-22s %s\n", kProtections[i].second, active[i] ? "active" : "not available");
-  for (const std::string& note : p.notes) std::printf("  note: %s\n", note.c_str());
+  for (const auto& [key, name] : kProtections) {
+    const json::value* active = protections.if_contains(key);
+    std::printf("  %-22s %s\n", name,
+                active && active->is_bool() && active->get_bool() ? "active" : "not available");
+  }
+  if (const json::value* notes = protections.if_contains("notes"); notes && notes->is_array()) {
+    for (const json::value& note : notes->get_array()) {
+      if (note.is_string()) std::printf("  note: %s\n", note.get_string().c_str());
+    }
+  }
 }
 
 std::vector<std::string> describe_status(const json::object& status) {

@@ -34,8 +34,8 @@
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
+#include "corral/language.hpp"
 #include "corral/outcome.hpp"
-#include "corral/sandbox.hpp"
 
 namespace corral::client {
 
@@ -65,7 +65,7 @@ struct ExecuteRequest {
   Timeout timeout;
   // Ruby code calls the tools as Codemode constants: `echo` is
   // `Codemode.echo(...)`, `math.add` is `Codemode::Math.add(...)`.
-  sandbox::Language language = sandbox::Language::javascript;
+  Language language = Language::javascript;
 };
 
 // ToolHandler: answers one tool call with JSON text. Throwing answers the

@@ -34,6 +34,7 @@
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
+#include "corral/language.hpp"
 
 namespace corral::sandbox {
 
@@ -51,19 +52,17 @@ enum class Profile { hermetic, permissive };
 Profile parse_profile(std::string_view text);
 std::string_view to_string(Profile profile) noexcept;
 
-// Language: what the guest code of a Sandbox is written in.
+// Language (corral/language.hpp): what the guest code of a Sandbox is
+// written in.
 //   javascript: V8 (the default).
 //   ruby:       mruby 3.1, run in a helper process the Sandbox owns, so that
 //               the timeout holds although mruby has no interrupt hook
 //               (docs/ruby.md). Tool paths are Ruby constants with a method:
 //               "KV.get", "Tools::Search.query" ("tools.search.query" binds
 //               the same).
-enum class Language { javascript, ruby };
-
-// Parses "javascript" / "ruby"; throws std::invalid_argument naming
-// "language" for anything else.
-Language parse_language(std::string_view text);
-std::string_view to_string(Language language) noexcept;
+using corral::Language;
+using corral::parse_language;
+using corral::to_string;
 
 // Options: the per-run bounds. Every cap accepts std::nullopt ("none").
 struct Options {

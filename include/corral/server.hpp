@@ -49,7 +49,7 @@ namespace corral::server {
 
 // kProtocolVersion: what `protocolVersion` answers. Clients compare it with
 // exact equality and refuse a server that differs (protocol_mismatch).
-inline constexpr const char* kProtocolVersion = "corral-executor/1";
+inline constexpr const char* kProtocolVersion = kExecutorProtocolVersion;  // corral/language.hpp
 
 // kDefaultTimeout: a run's timeout when neither the request nor the server's
 // options name one.

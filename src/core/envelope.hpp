@@ -1,21 +1,21 @@
-// src/core/envelope.hpp: the one result envelope `corral run --json`,
-// `corral exec --json` and `corral call` print (docs/commands.md, "The result
-// envelope"):
+// src/core/envelope.hpp: the one result envelope, what the executor protocol's
+// `execute` answers and what `corral run --json`, `corral exec --json` and
+// `corral call` print (docs/commands.md, "The result envelope"):
 //   {"ok":true,"execution":{"value":..,"stdout":..,...}}
 //   {"ok":false,"failure":{"code":..,"message":..,"retryable":..,"execution":..?}}
-// Header-only so every app links it without a build change.
 #pragma once
 
 #include "core/json.hpp"
+#include "corral/outcome.hpp"
 
 namespace corral::core {
 
-inline json::object result_envelope(const Execution& execution) {
-  return json::object{{"ok", true}, {"execution", execution_to_object(execution)}};
-}
+json::object envelope(const Execution& execution);
+json::object envelope(const Failure& failure);
+json::object envelope(const Outcome& outcome);
 
-inline json::object result_envelope(const Failure& failure) {
-  return json::object{{"ok", false}, {"failure", failure_to_object(failure)}};
-}
+// Reads an envelope back (the client's side). Throws std::invalid_argument
+// when `value` is not one.
+Outcome outcome_from_envelope(const json::value& value);
 
 }  // namespace corral::core

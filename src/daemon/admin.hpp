@@ -14,14 +14,12 @@
 #include <string>
 #include <string_view>
 
+#include "client/admin.hpp"
 #include "server/request_guard.hpp"
 
 namespace corral::daemon {
 
-struct AdminResponse {
-  int status = 200;
-  std::string body;  // JSON
-};
+using client::AdminResponse;  // {status, body}
 
 // Routes a request; throwing answers 500 (and the what() goes to `on_error`).
 using AdminHandler = std::function<AdminResponse(std::string_view method, std::string_view path)>;
@@ -54,11 +52,5 @@ class AdminListener {
 // The admin routes' JSON error bodies.
 inline constexpr std::string_view kNoSuchRoute = R"({"error":"No such route."})";
 inline constexpr std::string_view kInternalError = R"({"error":"Internal error."})";
-
-// A GET/PUT/DELETE to an admin listener with a 5 s deadline, for `corral
-// status` and `corral maintenance`. Throws std::runtime_error saying what
-// failed (connect, deadline, ...).
-AdminResponse admin_request(const std::string& host, std::uint16_t port, std::string_view method,
-                            std::string_view path);
 
 }  // namespace corral::daemon

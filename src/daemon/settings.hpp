@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/variables.hpp"
 #include "corral/mcp.hpp"
 #include "corral/server.hpp"
 
@@ -115,15 +116,9 @@ class SettingsParser {
   mutable std::vector<Provenance> provenance_;
 };
 
-// A warning for each CORRAL_ variable among `names` that is neither a
-// setting nor one the build and test tools read, naming the closest setting
-// when one is close ("CORRAL_MAX_WORKER names no setting; it is ignored (did
-// you mean CORRAL_MAX_WORKERS?)"). A mistyped variable would otherwise leave
-// its setting at the default without a word.
-std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& names);
-
-// The names of the variables in `env` (an environ-style array).
-std::vector<std::string> environment_names(char** env);
+// The warnings for misspelt CORRAL_ variables (core/variables.hpp).
+using core::environment_names;
+using core::unknown_variable_warnings;
 
 // "--max-workers is 1, from the flag." one line each for the settings away
 // from their default, or "Every setting is at its default.".

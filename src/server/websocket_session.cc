@@ -203,8 +203,8 @@ std::shared_ptr<void> WebSocketSession::admit_run(std::string& why) {
 
 void WebSocketSession::refuse_busy(const rpc::Id& id, std::string message) {
   state_->metrics.execution_finished(FailureCode::busy, 0);
-  send(rpc::result_message(
-      id, rpc::failure_envelope(Failure{FailureCode::busy, std::move(message), nullptr})));
+  send(rpc::result_message(id,
+                           rpc::envelope(Failure{FailureCode::busy, std::move(message), nullptr})));
 }
 
 void WebSocketSession::start_execution(const rpc::Id& id, const json::value* params) {
@@ -232,8 +232,7 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
     request = rpc::parse_execute(params);
   } catch (const std::invalid_argument& e) {
     state_->metrics.execution_finished(FailureCode::invalid_request, 0);
-    json::object envelope =
-        rpc::failure_envelope(Failure{FailureCode::invalid_request, e.what(), nullptr});
+    json::object envelope = rpc::envelope(Failure{FailureCode::invalid_request, e.what(), nullptr});
     send(rpc::result_message(id, std::move(envelope)));
     return;
   }
@@ -345,7 +344,7 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
                                   "of {} bytes.",
                                   envelope.size(), *limit),
                       nullptr};
-    envelope = json::serialize(rpc::failure_envelope(too_large));
+    envelope = json::serialize(rpc::envelope(too_large));
     code = FailureCode::response_too_large;
   }
   state_->metrics.execution_finished(

@@ -33,7 +33,7 @@ extern char** environ;
 namespace {
 
 using namespace std::chrono_literals;
-using corral::daemon::admin_request;
+using corral::client::admin_request;
 using corral::process::children_of;
 using corral::process::process_state;
 

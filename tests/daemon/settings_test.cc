@@ -227,6 +227,16 @@ TEST(Settings, SizesAndDurationsSayWhatTheyAccept) {
   EXPECT_EQ(units.settings->mcp_result_budget, 65536u);
 }
 
+TEST(Settings, CoreListsEverySettingsVariableInOrder) {
+  // core::setting_variables() is what the front binary warns with; the
+  // parser is what the daemon reads. Add a setting to both, in the same
+  // place (the order breaks ties between suggestions).
+  CLI::App scratch;
+  const std::vector<std::string> parsed = SettingsParser(scratch).variables();
+  const auto listed = corral::core::setting_variables();
+  EXPECT_EQ(parsed, std::vector<std::string>(listed.begin(), listed.end()));
+}
+
 TEST(Settings, VariablesThatNameNoSettingAreReportedWithTheClosest) {
   const std::vector<std::string> warnings = unknown_variable_warnings(
       {"CORRAL_MAX_WORKER", "CORRAL_WORKERS", "CORRAL_TIMEOUTS", "CORRAL_MEMORY", "CORRAL_PORT",

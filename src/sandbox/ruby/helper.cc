@@ -20,6 +20,8 @@
 #include <new>
 #include <vector>
 
+#include "core/companion.hpp"
+
 // The build tree and the install prefix this library was built for
 // (src/sandbox/ruby/CMakeLists.txt).
 #ifndef CORRAL_RUBY_HELPER_BUILD_DIR
@@ -36,23 +38,6 @@ namespace corral::sandbox::ruby {
 namespace {
 
 constexpr char kProgram[] = "corral-ruby-helper";
-
-bool executable(const std::string& path) {
-  struct stat st {};
-  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-         ::access(path.c_str(), X_OK) == 0;
-}
-
-std::string real(const std::string& path) {
-  char buffer[PATH_MAX];
-  return ::realpath(path.c_str(), buffer) ? std::string(buffer) : std::string();
-}
-
-std::string self_exe() {
-  char buffer[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
-}
 
 // The environment a helper gets: nothing of the host's but the time zone
 // (permissive guests see local time) and the sanitizers' options.
@@ -199,32 +184,9 @@ int above_four(int fd) {
 }  // namespace
 
 std::string helper_path(std::string& error) {
-  if (const char* forced = std::getenv("CORRAL_RUBY_HELPER"); forced && *forced) {
-    if (executable(forced)) return forced;
-    error = std::string("CORRAL_RUBY_HELPER=") + forced + " is not an executable file";
-    return {};
-  }
-  std::vector<std::string> tried;
-  const std::string exe = self_exe();
-  const std::string dir = exe.empty() ? std::string() : exe.substr(0, exe.rfind('/'));
-  auto found = [&](const std::string& path) {
-    if (executable(path)) return true;
-    tried.push_back(path);
-    return false;
-  };
-  if (!dir.empty()) {
-    if (std::string p = dir + "/" + kProgram; found(p)) return p;
-    if (std::string p = dir + "/../libexec/corral/" + kProgram; found(p)) return p;
-  }
-  const std::string build_dir = real(CORRAL_RUBY_HELPER_BUILD_DIR);
-  if (!build_dir.empty() && real(exe).rfind(build_dir + "/", 0) == 0) {
-    if (std::string p = CORRAL_RUBY_HELPER_BUILD_PATH; found(p)) return p;
-  }
-  if (std::string p = CORRAL_RUBY_HELPER_INSTALL_PATH; !p.empty() && found(p)) return p;
-  error = std::string("the program ") + kProgram + " was not found (looked for";
-  for (const std::string& path : tried) error += " " + path;
-  error += "; set CORRAL_RUBY_HELPER to its path)";
-  return {};
+  return core::find_companion({kProgram, "CORRAL_RUBY_HELPER", CORRAL_RUBY_HELPER_BUILD_DIR,
+                               CORRAL_RUBY_HELPER_BUILD_PATH, CORRAL_RUBY_HELPER_INSTALL_PATH},
+                              error);
 }
 
 std::unique_ptr<HelperProcess> HelperProcess::spawn(std::string& error) {

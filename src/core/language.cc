@@ -1,9 +1,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "corral/sandbox.hpp"
+#include "corral/language.hpp"
 
-namespace corral::sandbox {
+namespace corral {
 
 Language parse_language(std::string_view text) {
   if (text == "javascript") return Language::javascript;
@@ -16,4 +16,4 @@ std::string_view to_string(Language language) noexcept {
   return language == Language::ruby ? "ruby" : "javascript";
 }
 
-}  // namespace corral::sandbox
+}  // namespace corral

@@ -14,8 +14,8 @@
 #include <mutex>
 #include <thread>
 
-#include "corral/server.hpp"
-#include "server/rpc.hpp"
+#include "core/envelope.hpp"
+#include "core/jsonrpc.hpp"
 
 namespace corral::client {
 
@@ -24,10 +24,11 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 namespace http = beast::http;
 namespace json = core::json;  // Boost.JSON with corral's writer
+namespace jsonrpc = core::jsonrpc;
 using Protocol = asio::generic::stream_protocol;
 using Stream = beast::basic_stream<Protocol, asio::any_io_executor>;
 
-const char* protocol_version() noexcept { return server::kProtocolVersion; }
+const char* protocol_version() noexcept { return kExecutorProtocolVersion; }
 
 namespace {
 
@@ -112,12 +113,12 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
                   fmt::format("Executor handshake failed for {}: no protocolVersion answer", url_));
     }
     const json::value* result = reply.as_object().if_contains("result");
-    if (!result || !result->is_string() || result->get_string() != server::kProtocolVersion) {
+    if (!result || !result->is_string() || result->get_string() != kExecutorProtocolVersion) {
       shutdown_now();
       throw Error(FailureCode::protocol_mismatch,
                   fmt::format("The server at {} speaks protocol {}; this client speaks {}", url_,
                               result ? json::serialize(*result) : std::string("(none)"),
-                              server::kProtocolVersion));
+                              kExecutorProtocolVersion));
     }
   }
 
@@ -151,8 +152,8 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
         params["timeout"] = request.timeout.millis.count();
         break;
     }
-    if (request.language != sandbox::Language::javascript) {
-      params["language"] = std::string(sandbox::to_string(request.language));
+    if (request.language != Language::javascript) {
+      params["language"] = std::string(to_string(request.language));
     }
     json::value reply;
     if (!call("execute", std::move(params), reply, std::nullopt, std::move(handler))) {
@@ -161,7 +162,7 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
     const json::object& object = reply.as_object();
     if (const json::value* result = object.if_contains("result")) {
       try {
-        return server::rpc::outcome_from_envelope(*result);
+        return core::outcome_from_envelope(*result);
       } catch (const std::invalid_argument& e) {
         return Outcome(Failure{FailureCode::protocol_mismatch, e.what(), nullptr});
       }
@@ -257,7 +258,7 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
                              },
                              std::move(handler)};
     }
-    send(server::rpc::request_message(id, method, std::move(params)));
+    send(jsonrpc::request_message(id, method, std::move(params)));
     std::unique_lock lock(wait->m);
     if (timeout) {
       if (!wait->cv.wait_for(lock, *timeout, [&] { return wait->done; })) return false;
@@ -398,9 +399,9 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
       if (const json::value* in = params->if_contains("input")) input = json::serialize(*in);
     }
     if (!handler) {
-      send(server::rpc::error_message(id, server::rpc::kInvalidParams,
-                                      "This client has no tool handler for that execution.",
-                                      FailureCode::no_such_tool));
+      send(jsonrpc::error_message(id, jsonrpc::kInvalidParams,
+                                  "This client has no tool handler for that execution.",
+                                  FailureCode::no_such_tool));
       return;
     }
     asio::post(tools_, [self = shared_from_this(), id, handler = std::move(handler),
@@ -411,15 +412,15 @@ class Client::Impl : public std::enable_shared_from_this<Client::Impl> {
         boost::system::error_code ec;
         json::value value = json::parse(result, ec);
         if (ec) {
-          answer = server::rpc::error_message(id, server::rpc::kInternalError,
-                                              "The tool answered with text that is not JSON.",
-                                              FailureCode::tool_error);
+          answer = jsonrpc::error_message(id, jsonrpc::kInternalError,
+                                          "The tool answered with text that is not JSON.",
+                                          FailureCode::tool_error);
         } else {
-          answer = server::rpc::result_message(id, std::move(value));
+          answer = jsonrpc::result_message(id, std::move(value));
         }
       } catch (const std::exception& e) {
-        answer = server::rpc::error_message(id, server::rpc::kInternalError, e.what(),
-                                            FailureCode::tool_error);
+        answer =
+            jsonrpc::error_message(id, jsonrpc::kInternalError, e.what(), FailureCode::tool_error);
       }
       self->send(std::move(answer));
     });

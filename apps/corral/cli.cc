@@ -1,8 +1,19 @@
-// corral: bounded, contained execution of untrusted code and commands.
+// What both corral programs share (cli.hpp).
+#include "cli.hpp"
+
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
 
-#include "subcommands.hpp"
+#include "core/variables.hpp"
+
+extern char** environ;
+
+namespace corral::app {
 
 namespace {
 
@@ -33,26 +44,21 @@ int usage_error(const CLI::App& app, const CLI::ParseError& error) {
   }
   std::fprintf(stderr, "%s: %s\n%sRun `%s --help` for more.\n", name.c_str(), what.c_str(),
                CLI::Formatter().make_usage(command, name).c_str(), name.c_str());
-  return corral::app::kExitUsage;
+  return kExitUsage;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_cli(int argc, char** argv, const AddCommands& add) {
   CLI::App app{"corral: bounded, contained execution of untrusted code and commands", "corral"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "corral 0.1.0");
-  app.footer(corral::app::kExitStatusHelp);
+  app.footer(kExitStatusHelp);
 
-  corral::app::Action action;
-  corral::app::add_run_command(app, action);
-  corral::app::add_command_commands(app, action);
-  corral::app::add_exec_command(app, action);
-  corral::app::add_worker_command(app, action);
-  corral::app::add_daemon_commands(app, action);
-  corral::app::add_mcp_command(app, action);
+  Action action;
+  add(app, action);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    sub->footer(corral::app::kExitStatusHelp);
+    sub->footer(kExitStatusHelp);
 
   try {
     app.parse(argc, argv);
@@ -62,9 +68,43 @@ int main(int argc, char** argv) {
     return usage_error(app, e);
   }
   try {
-    return action ? action() : corral::app::kExitUsage;
+    return action ? action() : kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "corral: internal: %s\n", e.what());
-    return corral::app::kExitFailure;
+    return kExitFailure;
   }
 }
+
+const char* engine_command_description(std::string_view name) {
+  for (const EngineCommand& command : kEngineCommands) {
+    if (name == command.name) return command.description;
+  }
+  throw std::logic_error("no engine command " + std::string(name));
+}
+
+std::string read_source(const std::string& file) {
+  if (file == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot read " + file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Language language_of(const std::string& flag, const std::string& file) {
+  if (!flag.empty()) return parse_language(flag);
+  const bool rb = file.size() > 3 && file.compare(file.size() - 3, 3, ".rb") == 0;
+  return rb ? Language::ruby : Language::javascript;
+}
+
+std::vector<std::string> environment_warnings() {
+  return core::unknown_variable_warnings(core::environment_names(environ));
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::fprintf(stderr, "corral: warning: %s\n", w.c_str());
+}
+
+}  // namespace corral::app

@@ -1,4 +1,4 @@
-// rpc::decode and rpc::Id (src/server/rpc.hpp) without a socket: ids come
+// jsonrpc::decode and jsonrpc::Id (src/core/jsonrpc.hpp) without a socket: ids come
 // back byte for byte, and a table of hostile messages each gets the answer
 // (or the silence) JSON-RPC 2.0 asks for.
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "server/rpc.hpp"
+#include "core/jsonrpc.hpp"
 
-namespace corral::server::rpc {
+namespace corral::core::jsonrpc {
 namespace {
 
 using Kind = Incoming::Kind;
@@ -237,4 +237,4 @@ TEST(RpcDecode, LargeInputsDecodeInOnePass) {
 }
 
 }  // namespace
-}  // namespace corral::server::rpc
+}  // namespace corral::core::jsonrpc

@@ -1,0 +1,15 @@
+// corral-engine (libexec/corral/): the corral commands that run guests and
+// so link V8 and mruby: run, serve, check, mcp and the pool's worker.
+// bin/corral execs it with its own argv (front_main.cc); people run
+// `corral`, not this.
+#include "engine.hpp"
+
+int main(int argc, char** argv) {
+  using namespace corral::app;
+  return run_cli(argc, argv, [](CLI::App& app, Action& action) {
+    add_run_command(app, action);
+    add_worker_command(app, action);
+    add_serve_commands(app, action);
+    add_mcp_command(app, action);
+  });
+}

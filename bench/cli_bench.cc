@@ -1,0 +1,102 @@
+// bench/cli_bench.cc: what starting a corral command costs as a process, next
+// to a bare posix_spawn + waitpid of /bin/true, side by side in one run.
+//
+// bin/corral links no engine (apps/corral/cli.hpp); corral-engine does, and
+// `corral-engine --version` shows what loading libnode costs a process that
+// does nothing else. `call` runs a bound /bin/true through the supervisor
+// (confined: namespaces, cgroup or process group, rlimits), so it is the
+// whole cost of a bound call from a shell.
+//
+//   build/release/bench/cli_bench --benchmark_repetitions=5
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+std::string& manifest_path() {
+  static std::string path;
+  return path;
+}
+
+// Runs argv with stdio on /dev/null; false if it did not exit `expected`.
+bool spawn_and_wait(const std::vector<std::string>& args, int expected) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int fd : {0, 1, 2})
+    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return false;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == expected;
+}
+
+void run(benchmark::State& state, const std::vector<std::string>& args, int expected) {
+  for (auto _ : state) {
+    if (!spawn_and_wait(args, expected)) {
+      state.SkipWithError("the command did not exit as expected");
+      return;
+    }
+  }
+}
+
+void BM_RawPosixSpawnTrue(benchmark::State& state) { run(state, {"/bin/true"}, 0); }
+BENCHMARK(BM_RawPosixSpawnTrue)->UseRealTime();
+
+void BM_FrontVersion(benchmark::State& state) { run(state, {CORRAL_BINARY, "--version"}, 0); }
+BENCHMARK(BM_FrontVersion)->UseRealTime();
+
+void BM_EngineVersion(benchmark::State& state) {
+  run(state, {CORRAL_ENGINE_BINARY, "--version"}, 0);
+}
+BENCHMARK(BM_EngineVersion)->UseRealTime();
+
+void BM_FrontTools(benchmark::State& state) {
+  run(state, {CORRAL_BINARY, "tools", "--manifest", manifest_path()}, 0);
+}
+BENCHMARK(BM_FrontTools)->UseRealTime();
+
+void BM_FrontCallTrue(benchmark::State& state) {
+  run(state, {CORRAL_BINARY, "call", "--manifest", manifest_path(), "t_true", "{}"}, 0);
+}
+BENCHMARK(BM_FrontCallTrue)->UseRealTime();
+
+// Nothing listens on port 1: the cost of starting, reading the
+// environment and being refused.
+void BM_FrontStatusRefused(benchmark::State& state) {
+  run(state, {CORRAL_BINARY, "status", "--admin-port", "1"}, 1);
+}
+BENCHMARK(BM_FrontStatusRefused)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  char dir[] = "/tmp/corral-cli-bench-XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  manifest_path() = std::string(dir) + "/true.yaml";
+  if (FILE* f = std::fopen(manifest_path().c_str(), "w")) {
+    std::fputs("corral: 1\nname: t\nexecutable: /bin/true\ncommands:\n  - name: \"true\"\n", f);
+    std::fclose(f);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::remove(manifest_path().c_str());
+  ::rmdir(dir);
+  return 0;
+}
