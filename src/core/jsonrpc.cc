@@ -101,7 +101,7 @@ Incoming reply_with(const Id& id, std::string text) {
 Incoming invalid(const Id& id, std::string_view why) {
   std::string message = "Invalid Request: ";
   message += why;
-  return reply_with(id, error_message(id, kInvalidRequest, message));
+  return reply_with(id, error_message(id, kInvalidRequest, message, FailureCode::invalid_request));
 }
 
 }  // namespace
@@ -139,17 +139,59 @@ std::string result_message(const Id& id, const json::value& result) {
   return result_message_text(id, json::serialize(result));
 }
 
-std::string error_message(const Id& id, int code, std::string_view message, FailureCode failure) {
+namespace {
+
+// The error member: {"code":..,"message":..} and, when given, "data".
+json::object error_object(int code, std::string_view message, std::optional<FailureCode> failure) {
+  json::object error{{"code", code}, {"message", message}};
+  if (failure) error["data"] = json::object{{"code", to_string(*failure)}};
+  return error;
+}
+
+std::string error_text(const Id& id, int code, std::string_view message,
+                       std::optional<FailureCode> failure) {
   std::string out = R"({"jsonrpc":"2.0","id":)";
   out += id.text();
   out += R"(,"error":)";
-  out += json::serialize(json::object{
-      {"code", code},
-      {"message", message},
-      {"data", json::object{{"code", to_string(failure)}}},
-  });
+  out += json::serialize(error_object(code, message, failure));
   out += '}';
   return out;
+}
+
+std::string error_text(const json::value& id, int code, std::string_view message,
+                       std::optional<FailureCode> failure) {
+  json::object out = base(id);
+  out["error"] = error_object(code, message, failure);
+  return json::serialize(out);
+}
+
+}  // namespace
+
+std::string error_message(const Id& id, int code, std::string_view message, FailureCode failure) {
+  return error_text(id, code, message, failure);
+}
+
+std::string error_message(const Id& id, int code, std::string_view message) {
+  return error_text(id, code, message, std::nullopt);
+}
+
+std::string error_message(const json::value& id, int code, std::string_view message,
+                          FailureCode failure) {
+  return error_text(id, code, message, failure);
+}
+
+std::string error_message(const json::value& id, int code, std::string_view message) {
+  return error_text(id, code, message, std::nullopt);
+}
+
+std::optional<std::string_view> raw_member(std::string_view text, std::string_view key) {
+  const std::size_t start = skip_space(text, 0);
+  if (start >= text.size() || text[start] != '{') return std::nullopt;
+  std::optional<std::string_view> found;
+  for (const Member& member : members_of(text)) {
+    if (member.key == key) found = member.value;
+  }
+  return found;
 }
 
 Incoming decode(std::string_view text) {
@@ -158,7 +200,7 @@ Incoming decode(std::string_view text) {
   if (ec) {
     std::string why = "Parse error: ";
     why += ec.message();
-    return reply_with(Id(), error_message(Id(), kParseError, why));
+    return reply_with(Id(), error_message(Id(), kParseError, why, FailureCode::invalid_request));
   }
   if (message.is_array()) return invalid(Id(), "Batches are not supported.");
   json::object* object = message.if_object();
@@ -235,19 +277,16 @@ std::string result_message(const json::value& id, json::value result) {
   return json::serialize(out);
 }
 
-std::string error_message(const json::value& id, int code, std::string_view message,
-                          FailureCode failure) {
+std::string request_message(const json::value& id, std::string_view method, json::value params) {
   json::object out = base(id);
-  out["error"] = json::object{
-      {"code", code},
-      {"message", message},
-      {"data", json::object{{"code", to_string(failure)}}},
-  };
+  out["method"] = method;
+  if (!params.is_null()) out["params"] = std::move(params);
   return json::serialize(out);
 }
 
-std::string request_message(const json::value& id, std::string_view method, json::value params) {
-  json::object out = base(id);
+std::string notification_message(std::string_view method, json::value params) {
+  json::object out;
+  out["jsonrpc"] = "2.0";
   out["method"] = method;
   if (!params.is_null()) out["params"] = std::move(params);
   return json::serialize(out);

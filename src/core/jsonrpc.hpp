@@ -53,19 +53,29 @@ class Id {
 
 // {"jsonrpc":"2.0","id":id,"result":result}
 std::string result_message(const json::value& id, json::value result);
-// {"jsonrpc":"2.0","id":id,"error":{"code":code,"message":..,"data":{"code":failure}}}
+// {"jsonrpc":"2.0","id":id,"error":{"code":code,"message":..,"data":{"code":failure}}}:
+// the executor protocol's errors name the failure code they stand for.
 std::string error_message(const json::value& id, int code, std::string_view message,
-                          FailureCode failure = FailureCode::invalid_request);
+                          FailureCode failure);
+// {"jsonrpc":"2.0","id":id,"error":{"code":code,"message":..}}: MCP's errors.
+std::string error_message(const json::value& id, int code, std::string_view message);
 // {"jsonrpc":"2.0","id":id,"method":method,"params":params} (no params when null)
 std::string request_message(const json::value& id, std::string_view method, json::value params);
+// {"jsonrpc":"2.0","method":method,"params":params} (no params when null)
+std::string notification_message(std::string_view method, json::value params);
 
 // The same messages with an Id written verbatim (same member order and bytes
 // as the json::value overloads for an id those render the same way).
 std::string result_message(const Id& id, const json::value& result);
 // `result_json` must be one JSON text; it is copied as is.
 std::string result_message_text(const Id& id, std::string_view result_json);
-std::string error_message(const Id& id, int code, std::string_view message,
-                          FailureCode failure = FailureCode::invalid_request);
+std::string error_message(const Id& id, int code, std::string_view message, FailureCode failure);
+std::string error_message(const Id& id, int code, std::string_view message);
+
+// The raw JSON text of member `key` of the object `text` (text a JSON parser
+// accepted; keys compare after unescaping; the last one when a key repeats),
+// or nothing: how a receiver reads an id's token without re-rendering it.
+std::optional<std::string_view> raw_member(std::string_view text, std::string_view key);
 
 // Incoming: what one JSON-RPC text message asks its receiver to do
 // (decode() below). Exactly one of:

@@ -481,8 +481,8 @@ void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
     // A session exists only once its initialize succeeded: a refused one
     // (bad params, a bad id) is answered and leaves nothing behind.
     auto full = [&] {
-      const std::optional<RequestId> id = request_id(body, object->at("id"));
-      connection->respond(503, error_message(id ? *id : RequestId{"null", "null"}, kInternalError,
+      const std::optional<Id> id = request_id(body, object->at("id"));
+      connection->respond(503, error_message(id ? *id : Id(), kInternalError,
                                              fmt::format("Too many MCP sessions (at most {}); "
                                                          "end one or retry later.",
                                                          options_.max_sessions)));

@@ -14,63 +14,12 @@ constexpr const char* kLevels[] = {"debug", "info",     "notice", "warning",
                                    "error", "critical", "alert",  "emergency"};
 constexpr const char* kVersion = "0.1.0";
 
-std::string result_message(const RequestId& id, json::value result) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
-  out += id.text;
-  out += R"(,"result":)";
-  json::serialize_to(out, result);
-  out += '}';
-  return out;
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::size_t skip_space(std::string_view t, std::size_t at) {
-  while (at < t.size() && is_space(t[at])) ++at;
-  return at;
-}
-
-std::size_t skip_string(std::string_view t, std::size_t at) {  // t[at] == '"'
-  for (++at; at < t.size() && t[at] != '"'; ++at)
-    if (t[at] == '\\') ++at;
-  return std::min(at + 1, t.size());
-}
-
-std::size_t skip_value(std::string_view t, std::size_t at) {
-  if (at >= t.size()) return at;
-  if (t[at] == '"') return skip_string(t, at);
-  if (t[at] == '{' || t[at] == '[') {
-    int depth = 0;
-    while (at < t.size()) {
-      const char c = t[at];
-      if (c == '"') {
-        at = skip_string(t, at);
-        continue;
-      }
-      if (c == '{' || c == '[') {
-        ++depth;
-      } else if ((c == '}' || c == ']') && --depth == 0) {
-        return at + 1;
-      }
-      ++at;
-    }
-    return at;
-  }
-  while (at < t.size() && !is_space(t[at]) && t[at] != ',' && t[at] != '}' && t[at] != ']') ++at;
-  return at;
-}
-
 bool integer_token(std::string_view t) {
   if (!t.empty() && t.front() == '-') t.remove_prefix(1);
   if (t.empty()) return false;
   for (char c : t)
     if (c < '0' || c > '9') return false;
   return true;
-}
-
-std::string notification_message(std::string_view method, json::object params) {
-  return json::serialize(
-      json::object{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
 }
 
 bool valid_id(const json::value& id) { return id.is_string() || id.is_int64() || id.is_uint64(); }
@@ -111,80 +60,37 @@ int log_level_from_string(std::string_view level) noexcept {
   return -1;
 }
 
-std::string error_message(const json::value& id, int code, std::string_view message) {
-  return json::serialize(
-      json::object{{"jsonrpc", "2.0"},
-                   {"id", id},
-                   {"error", json::object{{"code", code}, {"message", message}}}});
-}
-
-std::string error_message(const RequestId& id, int code, std::string_view message) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
-  out += id.text;
-  out += R"(,"error":)";
-  json::serialize_to(out, json::value(json::object{{"code", code}, {"message", message}}));
-  out += '}';
-  return out;
-}
-
-std::optional<std::string_view> raw_member(std::string_view t, std::string_view key) {
-  std::size_t at = skip_space(t, 0);
-  if (at >= t.size() || t[at] != '{') return std::nullopt;
-  ++at;
-  std::optional<std::string_view> found;
-  while (true) {
-    at = skip_space(t, at);
-    if (at >= t.size() || t[at] == '}') break;
-    if (t[at] == ',') {
-      ++at;
-      continue;
-    }
-    if (t[at] != '"') break;  // not the valid JSON this expects
-    const std::size_t key_end = skip_string(t, at);
-    const std::string_view token = t.substr(at, key_end - at);
-    at = skip_space(t, key_end);
-    if (at >= t.size() || t[at] != ':') break;
-    at = skip_space(t, at + 1);
-    const std::size_t value_end = skip_value(t, at);
-    bool match = token.size() == key.size() + 2 && token.substr(1, key.size()) == key;
-    if (!match && token.find('\\') != std::string_view::npos) {  // an escaped key
-      boost::system::error_code ec;
-      json::value k = json::parse(json::string_view(token.data(), token.size()), ec);
-      match = !ec && k.is_string() && k.get_string() == json::string_view(key.data(), key.size());
-    }
-    if (match) found = t.substr(at, value_end - at);
-    at = value_end;
-  }
-  return found;
-}
-
 namespace {
 
-// `id` (parsed) as a RequestId, with `raw` its token when it was found.
-std::optional<RequestId> id_from(std::optional<std::string_view> raw, const json::value& id) {
+// `id` (parsed) as an Id, with `raw` its token when it was found.
+std::optional<Id> id_from(std::optional<std::string_view> raw, const json::value& id) {
   if (id.is_string()) {
-    RequestId r;
-    r.key = json::serialize(id);
-    r.text = raw && !raw->empty() && raw->front() == '"' ? std::string(*raw) : r.key;
-    return r;
+    if (raw && !raw->empty() && raw->front() == '"') {
+      if (std::optional<Id> exact = Id::from_token(*raw)) return exact;
+    }
+    return Id(id);
   }
   if (!id.is_number()) return std::nullopt;
-  if (raw && integer_token(*raw)) return RequestId{std::string(*raw), std::string(*raw)};
+  if (raw && integer_token(*raw)) return Id::from_token(*raw);
   if (raw || !valid_id(id)) return std::nullopt;  // 1.5, 1e3: not an integer token
-  return RequestId{json::serialize(id), json::serialize(id)};
+  return Id(id);
 }
 
 }  // namespace
 
-std::optional<RequestId> request_id(std::string_view message_text, const json::value& id) {
+std::optional<Id> request_id(std::string_view message_text, const json::value& id) {
   return id_from(raw_member(message_text, "id"), id);
+}
+
+std::string call_key(const Id& id) {
+  return id.is_string() ? json::serialize(id.value()) : id.text();
 }
 
 // Session::Call: one tools/call in flight.
 class Session::Call : public CallContext {
  public:
-  Call(std::weak_ptr<Session> session, std::shared_ptr<Stream> stream, RequestId id,
-       std::string key, std::optional<json::value> token)
+  Call(std::weak_ptr<Session> session, std::shared_ptr<Stream> stream, Id id, std::string key,
+       std::optional<json::value> token)
       : session_(std::move(session)),
         stream_(std::move(stream)),
         id_(std::move(id)),
@@ -292,7 +198,7 @@ class Session::Call : public CallContext {
  private:
   std::weak_ptr<Session> session_;
   std::shared_ptr<Stream> stream_;
-  RequestId id_;
+  Id id_;
   std::string key_;
   std::optional<json::value> token_;
   mutable std::mutex mutex_;
@@ -358,9 +264,8 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
   const json::value* id = object->if_contains("id");
   const json::value* method = object->if_contains("method");
   const json::value* jsonrpc = object->if_contains("jsonrpc");
-  const std::optional<RequestId> parsed_id =
-      id ? request_id(text, *id) : std::optional<RequestId>();
-  const RequestId reply_id = parsed_id ? *parsed_id : RequestId{"null", "null"};
+  const std::optional<Id> parsed_id = id ? request_id(text, *id) : std::optional<Id>();
+  const Id reply_id = parsed_id ? *parsed_id : Id();
   if (!jsonrpc || !jsonrpc->is_string() || jsonrpc->get_string() != "2.0") {
     stream->finish(
         error_message(reply_id, kInvalidRequest, "Invalid Request: \"jsonrpc\" must be \"2.0\"."));
@@ -405,7 +310,7 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
   try {
     request(*parsed_id, std::string(method->get_string()), params, stream);
   } catch (const std::exception& e) {
-    service_->impl().log(LogLevel::error, "request " + parsed_id->text + " (" +
+    service_->impl().log(LogLevel::error, "request " + parsed_id->text() + " (" +
                                               std::string(method->get_string()) +
                                               "): internal error: " + e.what());
     stream->finish(error_message(*parsed_id, kInternalError, "Internal error: see corral's log."));
@@ -420,20 +325,20 @@ void Session::notification(std::string_view text, const std::string& method,
     const json::value* request = params->get_object().if_contains("requestId");
     if (!request) return;
     const std::optional<std::string_view> raw_params = raw_member(text, "params");
-    const std::optional<RequestId> named =
+    const std::optional<Id> named =
         id_from(raw_params ? raw_member(*raw_params, "requestId") : std::nullopt, *request);
     if (!named) return;
     std::shared_ptr<Call> call;
     {
       std::lock_guard lock(mutex_);
-      auto it = calls_.find(named->key);
+      auto it = calls_.find(call_key(*named));
       if (it != calls_.end()) call = it->second;
     }
     if (call) call->cancel();
   }
 }
 
-void Session::request(const RequestId& id, const std::string& method, const json::value* params,
+void Session::request(const Id& id, const std::string& method, const json::value* params,
                       const std::shared_ptr<Stream>& stream) {
   const json::object empty;
   const json::object& p = params ? params->get_object() : empty;
@@ -498,7 +403,7 @@ void Session::request(const RequestId& id, const std::string& method, const json
   }
 }
 
-void Session::tools_list(const RequestId& id, const json::value* params, Stream& stream) {
+void Session::tools_list(const Id& id, const json::value* params, Stream& stream) {
   std::size_t offset = 0;
   if (params) {
     if (const json::value* cursor = params->get_object().if_contains("cursor");
@@ -526,7 +431,7 @@ void Session::tools_list(const RequestId& id, const json::value* params, Stream&
   stream.finish(result_message(id, std::move(result)));
 }
 
-void Session::tools_call(const RequestId& id, const json::value* params,
+void Session::tools_call(const Id& id, const json::value* params,
                          const std::shared_ptr<Stream>& stream) {
   if (!params) {
     stream->finish(error_message(id, kInvalidParams, "Invalid params: tools/call needs params."));
@@ -557,7 +462,7 @@ void Session::tools_call(const RequestId& id, const json::value* params,
         t && (t->is_string() || t->is_number()))
       token = *t;
   }
-  std::string key = id.key;
+  std::string key = call_key(id);
   auto call = std::make_shared<Call>(weak_from_this(), stream, id, key, std::move(token));
   {
     std::lock_guard lock(mutex_);

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "core/json.hpp"
+#include "core/jsonrpc.hpp"
 #include "mcp/service.hpp"
 
 namespace corral::mcp {
@@ -41,31 +42,27 @@ class Stream {
   virtual void finish(std::optional<std::string> response) = 0;
 };
 
-// JSON-RPC error codes.
-inline constexpr int kParseError = -32700;
-inline constexpr int kInvalidRequest = -32600;
-inline constexpr int kMethodNotFound = -32601;
-inline constexpr int kInvalidParams = -32602;
-inline constexpr int kInternalError = -32603;
+// JSON-RPC 2.0, as every corral channel speaks it (core/jsonrpc.hpp). An
+// MCP error carries no failure code in "data": use the three-argument
+// error_message.
+using core::jsonrpc::error_message;
+using core::jsonrpc::Id;
+using core::jsonrpc::kInternalError;
+using core::jsonrpc::kInvalidParams;
+using core::jsonrpc::kInvalidRequest;
+using core::jsonrpc::kMethodNotFound;
+using core::jsonrpc::kParseError;
+using core::jsonrpc::notification_message;
+using core::jsonrpc::raw_member;
+using core::jsonrpc::result_message;
 
-std::string error_message(const json::value& id, int code, std::string_view message);
-
-// RequestId: a request's id as the client wrote it. `text` is its JSON token
-// verbatim, so a response carries the id byte for byte (a 30-digit number
-// stays that number, not a double); `key` names it for matching
-// (notifications/cancelled): a number's token, a string's canonical JSON.
-struct RequestId {
-  std::string text;
-  std::string key;
-};
-std::string error_message(const RequestId& id, int code, std::string_view message);
-
-// The raw JSON text of member `key` of the object `text` (valid JSON; the
-// last one when a key repeats), or nothing.
-std::optional<std::string_view> raw_member(std::string_view text, std::string_view key);
-// The id of `message` (its text and parsed form) as a RequestId; nothing when
-// it is not a string or an integer (JSON-RPC allows no other here).
-std::optional<RequestId> request_id(std::string_view message_text, const json::value& id);
+// The id of `message` (its text and parsed form), its token kept byte for
+// byte (a 30-digit number stays that number, not a double); nothing when it
+// is not a string or an integer (MCP allows no other).
+std::optional<Id> request_id(std::string_view message_text, const json::value& id);
+// What a request in flight is matched by (notifications/cancelled names it
+// parsed): a number's token, a string's canonical JSON.
+std::string call_key(const Id& id);
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -90,12 +87,11 @@ class Session : public std::enable_shared_from_this<Session> {
   class Call;
 
  private:
-  void request(const RequestId& id, const std::string& method, const json::value* params,
+  void request(const Id& id, const std::string& method, const json::value* params,
                const std::shared_ptr<Stream>& stream);
   void notification(std::string_view text, const std::string& method, const json::value* params);
-  void tools_list(const RequestId& id, const json::value* params, Stream& stream);
-  void tools_call(const RequestId& id, const json::value* params,
-                  const std::shared_ptr<Stream>& stream);
+  void tools_list(const Id& id, const json::value* params, Stream& stream);
+  void tools_call(const Id& id, const json::value* params, const std::shared_ptr<Stream>& stream);
   void finished(const std::string& key);
 
   std::shared_ptr<Service> service_;

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "bind/codecs.hpp"
+#include "core/jsonrpc.hpp"
 #include "core/utf8.hpp"
 #include "mcp/confinement.hpp"
 #include "mcp/server_process.hpp"
@@ -37,6 +38,7 @@ namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
+namespace jsonrpc = core::jsonrpc;
 namespace http = beast::http;
 
 constexpr const char* kClientRevision = "2025-06-18";
@@ -119,8 +121,7 @@ class StdioUpstream : public UpstreamClient {
       id = ++next_id_;
       pending_[id] = std::move(reply);
     }
-    write(json::object{
-        {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    write(jsonrpc::request_message(id, method, std::move(params)));
     return id;
   }
 
@@ -144,9 +145,7 @@ class StdioUpstream : public UpstreamClient {
     return future.get();
   }
 
-  void notify(const std::string& method) {
-    write(json::object{{"jsonrpc", "2.0"}, {"method", method}});
-  }
+  void notify(const std::string& method) { write(jsonrpc::notification_message(method, nullptr)); }
 
   std::function<void()> call_tool(const std::string& tool, json::value arguments,
                                   std::chrono::milliseconds, Done done) override {
@@ -162,9 +161,8 @@ class StdioUpstream : public UpstreamClient {
                 });
     return [this, id] {
       if (id == 0) return;
-      write(json::object{{"jsonrpc", "2.0"},
-                         {"method", "notifications/cancelled"},
-                         {"params", json::object{{"requestId", id}, {"reason", "cancelled"}}}});
+      write(jsonrpc::notification_message(
+          "notifications/cancelled", json::object{{"requestId", id}, {"reason", "cancelled"}}));
     };
   }
 
@@ -214,8 +212,9 @@ class StdioUpstream : public UpstreamClient {
   }
 
  private:
-  void write(const json::object& message) {
-    std::string line = json::serialize(message) + "\n";
+  // One message (core/jsonrpc.hpp's builders), one line.
+  void write(std::string message) {
+    std::string line = std::move(message) + "\n";
     std::lock_guard lock(write_mutex_);
     // A server that exited (one that dies at start, say) makes the write
     // EPIPE; its SIGPIPE must not end this process, whatever the embedder's
@@ -317,12 +316,9 @@ class StdioUpstream : public UpstreamClient {
     const json::value* method = m.if_contains("method");
     if (method && id) {  // a request to us: we answer ping, nothing else
       if (method->is_string() && method->get_string() == "ping") {
-        write(json::object{{"jsonrpc", "2.0"}, {"id", *id}, {"result", json::object{}}});
+        write(jsonrpc::result_message(*id, json::object{}));
       } else {
-        write(json::object{
-            {"jsonrpc", "2.0"},
-            {"id", *id},
-            {"error", json::object{{"code", -32601}, {"message", "Method not found"}}}});
+        write(jsonrpc::error_message(*id, jsonrpc::kMethodNotFound, "Method not found"));
       }
       return;
     }

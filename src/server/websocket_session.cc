@@ -157,7 +157,8 @@ void WebSocketSession::handle_request(const rpc::Id& id, std::string_view method
   } else if (method == "execute") {
     start_execution(id, params);
   } else {
-    send(rpc::error_message(id, rpc::kMethodNotFound, fmt::format("Method not found: {}", method)));
+    send(rpc::error_message(id, rpc::kMethodNotFound, fmt::format("Method not found: {}", method),
+                            FailureCode::invalid_request));
   }
 }
 
@@ -211,7 +212,8 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
   std::string key = id.text();
   if (runs_.contains(key)) {
     send(rpc::error_message(id, rpc::kInvalidRequest,
-                            fmt::format("An execute request with id {} is still running.", key)));
+                            fmt::format("An execute request with id {} is still running.", key),
+                            FailureCode::invalid_request));
     return;
   }
   if (aged_) {
