@@ -926,13 +926,16 @@ void Service::Impl::deliver(const ResultDone& done, const std::function<json::ob
   }
 }
 
-json::object Service::Impl::internal_result() const {
-  const Failure failure{FailureCode::internal,
-                        "corral hit an internal error while answering this call; the details "
-                        "are in its log. The session goes on.",
-                        nullptr};
+json::object failure_result(const Failure& failure) {
   return json::object{{"content", json::array{text_block(json::serialize(failure_json(failure)))}},
                       {"isError", true}};
+}
+
+json::object Service::Impl::internal_result() const {
+  return failure_result(Failure{FailureCode::internal,
+                                "corral hit an internal error while answering this call; the "
+                                "details are in its log. The session goes on.",
+                                nullptr});
 }
 
 json::object Service::Impl::execution_result(const pool::Outcome& outcome) const {

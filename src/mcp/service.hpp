@@ -192,4 +192,9 @@ class Service::Impl {
 // The text content block {"type":"text","text":...}.
 json::object text_block(std::string text);
 
+// The CallToolResult of a call that `failure` ended without output to show:
+// one text block {"code","message","retryable"} (the failure vocabulary's
+// MCP form: docs/mcp.md), "isError": true.
+json::object failure_result(const Failure& failure);
+
 }  // namespace corral::mcp

@@ -38,14 +38,6 @@ int to_mcp_level(LogLevel level) {
   return 1;
 }
 
-// The CallToolResult of a call that `failure` ended (as Service's are).
-json::object failure_result(const Failure& failure) {
-  const json::object f{{"code", to_string(failure.code)},
-                       {"message", failure.message},
-                       {"retryable", failure.retryable()}};
-  return json::object{{"content", json::array{text_block(json::serialize(f))}}, {"isError", true}};
-}
-
 }  // namespace
 
 bool is_supported_revision(std::string_view revision) noexcept {
