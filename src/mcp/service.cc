@@ -662,6 +662,9 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
           const double ms =
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
                   .count();
+          executions_.counts[outcome.ok() ? 0 : 1 + static_cast<int>(outcome.failure().code)]
+              .fetch_add(1);
+          execution_micros_.fetch_add(static_cast<std::uint64_t>(ms * 1000));
           context->log(outcome.ok() ? LogLevel::info : LogLevel::warn,
                        fmt::format("execute: run {} {} in {:.0f} ms", id,
                                    outcome.ok() ? std::string("succeeded")
@@ -1179,6 +1182,17 @@ std::string Service::Impl::metrics() const {
                      "corral_command_calls_total{{binding=\"{}\",outcome=\"{}\"}} {}\n", name,
                      to_string(static_cast<FailureCode>(c)), it->second->counts[1 + c].load());
   }
+  family("corral_mcp_executions_total", "counter",
+         "Code-mode runs (the MCP execute tool) answered, by outcome (ok or the failure code).");
+  fmt::format_to(std::back_inserter(out), "corral_mcp_executions_total{{outcome=\"ok\"}} {}\n",
+                 executions_.counts[0].load());
+  for (int c = 0; c < kFailureCodeCount; ++c)
+    fmt::format_to(std::back_inserter(out), "corral_mcp_executions_total{{outcome=\"{}\"}} {}\n",
+                   to_string(static_cast<FailureCode>(c)), executions_.counts[1 + c].load());
+  family("corral_mcp_execution_seconds_total", "counter",
+         "Wall time of the code-mode runs counted in corral_mcp_executions_total.");
+  fmt::format_to(std::back_inserter(out), "corral_mcp_execution_seconds_total {}\n",
+                 static_cast<double>(execution_micros_.load()) / 1e6);
   family("corral_command_slots", "gauge",
          "Execution slots of each binding, by state (idle, running, cleaning_up, "
          "cleanup_failed).");

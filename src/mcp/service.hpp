@@ -162,6 +162,9 @@ class Service::Impl {
     std::array<std::atomic<std::uint64_t>, kFailureCodeCount + 1> counts{};
   };
   std::map<const bind::Binding*, std::unique_ptr<Outcomes>> outcomes_;
+  // Code-mode runs (the execute tool) by outcome, and their seconds.
+  Outcomes executions_;
+  std::atomic<std::uint64_t> execution_micros_{0};
   void count(const bind::Binding* binding, std::optional<FailureCode> outcome) noexcept;
   std::map<std::string, std::pair<bind::Binding*, const bind::Operation*>> commands_;
   std::vector<std::unique_ptr<UpstreamClient>> upstreams_;

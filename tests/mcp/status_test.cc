@@ -152,6 +152,31 @@ TEST(McpStatus, HeldSlotShowsInStatusMetricsAndTheToolError) {
   EXPECT_LE(open_fds(), fds_before + 2);
 }
 
+// Code mode is counted like every other way of running: each execute by its
+// outcome, in the scrape promtool accepts.
+TEST(McpStatus, ExecuteRunsAreCountedByOutcome) {
+  Harness h(Options{});
+  EXPECT_FALSE(h.call("execute", {{"code", "async () => 1 + 1"}}).contains("isError"));
+  EXPECT_TRUE(
+      h.call("execute", {{"code", "async () => { throw new Error('no'); }"}}).contains("isError"));
+  EXPECT_TRUE(h.call("execute", {{"code", "async () => {"}}).contains("isError"));
+  const std::string metrics = h.service().metrics();
+  EXPECT_NE(metrics.find("corral_mcp_executions_total{outcome=\"ok\"} 1\n"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("corral_mcp_executions_total{outcome=\"guest_error\"} 1\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("corral_mcp_executions_total{outcome=\"compile_error\"} 1\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("corral_mcp_executions_total{outcome=\"timeout\"} 0\n"), std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("corral_mcp_execution_seconds_total 0\n"), std::string::npos) << metrics;
+  if (auto verdict = promtool(metrics)) {
+    EXPECT_NE(verdict->find("rc=0"), std::string::npos) << *verdict << metrics;
+  }
+}
+
 Upstream probe_upstream(std::string marker = {}) {
   Upstream u;
   u.name = "probe";
