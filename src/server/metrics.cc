@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
+
 namespace corral::server {
 
 void Metrics::connection_opened() noexcept {
@@ -12,9 +14,10 @@ void Metrics::connection_opened() noexcept {
 
 void Metrics::connection_closed() noexcept {
   if (!instrumented_) return;
-  std::uint64_t current = connections_active_.load();
-  while (current > 0 && !connections_active_.compare_exchange_weak(current, current - 1)) {
-  }
+  // Each session closes what it opened once (WebSocketSession::counted_); a
+  // second close is a bug to find, not a count to hide under a clamp.
+  [[maybe_unused]] const std::uint64_t before = connections_active_.fetch_sub(1);
+  assert(before > 0 && "connection_closed without a matching connection_opened");
 }
 
 void Metrics::connection_rejected() noexcept {

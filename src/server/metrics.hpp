@@ -29,8 +29,8 @@ class Metrics {
   bool instrumented() const noexcept { return instrumented_; }
 
   void connection_opened() noexcept;
-  // Call once per opened connection; the session guards against a second
-  // call, and the gauge is clamped at zero besides.
+  // Call once per opened connection (the session guards against a second
+  // call); one more close than opens is a bug, asserted in debug builds.
   void connection_closed() noexcept;
   void connection_rejected() noexcept;
   // outcome: nullopt for success, else the failure code the caller received.

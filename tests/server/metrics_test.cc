@@ -106,13 +106,26 @@ TEST(Metrics, CountWorkerExitsAndPoolRejectionsByReason) {
   EXPECT_TRUE(has_line(scrape, "corral_workers_started_total 2")) << scrape;
 }
 
-TEST(Metrics, TheConnectionGaugeNeverGoesBelowZero) {
+TEST(Metrics, TheConnectionGaugeFollowsOpensAndCloses) {
   Metrics metrics(true);
-  metrics.connection_opened();
+  for (int i = 0; i < 3; ++i) metrics.connection_opened();
+  metrics.connection_closed();
+  EXPECT_EQ(metrics.connections_active(), 2u);
   metrics.connection_closed();
   metrics.connection_closed();
   EXPECT_EQ(metrics.connections_active(), 0u);
   EXPECT_TRUE(has_line(metrics.render({}), "corral_connections_active 0"));
+}
+
+// A close without an open is a double close somewhere: debug builds (the
+// sanitizer build in CI) stop on it rather than clamp it away.
+TEST(MetricsDeathTest, ACloseWithoutAnOpenIsAsserted) {
+#ifdef NDEBUG
+  GTEST_SKIP() << "assertions are compiled out of this build";
+#else
+  Metrics metrics(true);
+  EXPECT_DEATH(metrics.connection_closed(), "without a matching connection_opened");
+#endif
 }
 
 TEST(Metrics, UninstrumentedCountsNothing) {
