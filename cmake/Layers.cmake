@@ -20,7 +20,7 @@ set(CORRAL_LAYER_USES_daemon mcp client)
 
 # The layer each public header (include/corral/<name>.hpp) belongs to.
 set(CORRAL_PUBLIC_HEADER_LAYERS
-  execution=core failure=core language=core outcome=core
+  execution=core failure=core language=core log=core outcome=core
   client=client
   sandbox=sandbox
   process=process

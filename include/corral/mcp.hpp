@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "corral/bind.hpp"
+#include "corral/log.hpp"
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
 
@@ -81,9 +82,10 @@ struct Upstream {
 // std::invalid_argument naming the bad entry and field.
 std::vector<Upstream> parse_upstreams(const std::string& text);
 
-// LogLevel / Logger: what the host logs (never stdout in stdio mode).
-enum class LogLevel { debug, info, warn, error };
-using Logger = std::function<void(LogLevel, const std::string&)>;
+// LogLevel / Logger (corral/log.hpp): what the host logs (never stdout in
+// stdio mode).
+using corral::Logger;
+using corral::LogLevel;
 
 // Options: every field has a default.
 struct Options {
@@ -149,14 +151,17 @@ class Service {
   //   and for stdio unit, protections [{name, enforced, detail}]}]}.
   // Cheap: no syscalls beyond the clock. docs/operations.md.
   std::string status_json() const;
-  // The same in Prometheus text format (corral_command_* and
+  // The same in Prometheus text format (corral_command_*, corral_mcp_execution* and
   // corral_upstream_* families; labels: binding, code, state, upstream).
   std::string metrics() const;
 
   class Impl;
-  Impl& impl() noexcept { return *impl_; }
 
  private:
+  // The transports' sessions (src/mcp/session.cc) reach the service's
+  // internals; nothing outside the layer does.
+  friend class Session;
+  Impl& impl() noexcept { return *impl_; }
   explicit Service(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/log.hpp"
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
 
@@ -138,9 +139,10 @@ struct HttpRoute {
   std::function<void(std::unique_ptr<HttpConnection>)> handler;
 };
 
-// LogLevel / Logger: where the server reports what it refused or dropped.
-enum class LogLevel { debug, info, warn, error };
-using Logger = std::function<void(LogLevel, const std::string& message)>;
+// LogLevel / Logger (corral/log.hpp): where the server reports what it
+// refused or dropped.
+using corral::Logger;
+using corral::LogLevel;
 
 // Options: every field has a default. validate() says which is wrong.
 struct Options {

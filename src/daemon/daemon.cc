@@ -92,8 +92,8 @@ void Daemon::start() {
     mcp_http.max_sessions = settings_.mcp_max_sessions;
     mcp_http.session_idle = settings_.mcp_session_idle;
     mcp_http.identify = options.identify;
-    mcp_http.logger = [this](mcp::LogLevel level, const std::string& message) {
-      log_.write(static_cast<server::LogLevel>(level), message);
+    mcp_http.logger = [this](LogLevel level, const std::string& message) {
+      log_.write(level, message);
     };
     options.routes.push_back(mcp::HttpEndpoint::route([mount = mcp_mount_] { return mount->get(); },
                                                       mcp_http.body_limit));
