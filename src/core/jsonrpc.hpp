@@ -1,7 +1,7 @@
 // src/core/jsonrpc.hpp: JSON-RPC 2.0 messages, written and read in one
-// place for every channel that speaks it (the executor server and client
-// today). No I/O, no state: the callers own the sockets; docs/protocol.md
-// describes what these functions write.
+// place for every channel that speaks it (the executor server and client,
+// the MCP session and its stdio upstreams). No I/O, no state: the callers
+// own the sockets; docs/protocol.md describes what these functions write.
 #pragma once
 
 #include <optional>
