@@ -1,6 +1,8 @@
 // The `corral` command line as a Unix tool: exit statuses, usage errors,
 // --help, warnings about the environment. The real binary, real pipes.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,6 +201,43 @@ TEST(Cli, JsonNumbersPrintAsNumbers) {
   EXPECT_FALSE(contains(r.out, "E-")) << r.out;
   EXPECT_FALSE(contains(r.out, "E0")) << r.out;
   EXPECT_TRUE(contains(r.out, R"("wall_time":0.)")) << r.out;
+}
+
+// bin/corral hands `serve` to corral-engine by exec: the same pid, and a
+// process that still calls itself corral (ps, pgrep -x corral, pkill), whose
+// executable is the engine and which links libnode, unlike the front.
+TEST(Cli, TheEngineCommandsKeepThePidAndTheName) {
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  std::string binary = kCorral;
+  char* argv[] = {
+      binary.data(),          const_cast<char*>("serve"),      const_cast<char*>("--port"),
+      const_cast<char*>("0"), const_cast<char*>("--no-admin"), nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  // The banner is printed once the engine serves: the exec has happened.
+  std::string banner;
+  char c;
+  while (banner.find("executor on") == std::string::npos && read(out[0], &c, 1) == 1) banner += c;
+  ASSERT_TRUE(contains(banner, "corral serve: executor on")) << banner;
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  EXPECT_EQ(name, "corral");
+  char exe[4096] = {};
+  ASSERT_GT(readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof exe - 1), 0);
+  EXPECT_TRUE(contains(exe, "corral-engine")) << exe;
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  close(out[0]);
 }
 
 }  // namespace
