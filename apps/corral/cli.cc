@@ -75,10 +75,15 @@ int run_cli(int argc, char** argv, const AddCommands& add) {
   }
 }
 
-const char* engine_command_description(std::string_view name) {
+const EngineCommand* find_engine_command(std::string_view name) {
   for (const EngineCommand& command : kEngineCommands) {
-    if (name == command.name) return command.description;
+    if (name == command.name) return &command;
   }
+  return nullptr;
+}
+
+const char* engine_command_description(std::string_view name) {
+  if (const EngineCommand* command = find_engine_command(name)) return command->description;
   throw std::logic_error("no engine command " + std::string(name));
 }
 

@@ -64,6 +64,8 @@ inline constexpr EngineCommand kEngineCommands[] = {
     {"mcp", "Serve MCP on stdin/stdout: code mode (execute) and bound commands as tools"},
     {"worker", "Serve a worker pool over an inherited socket (internal)", true},
 };
+// The engine command called `name`, or nullptr when it is none.
+const EngineCommand* find_engine_command(std::string_view name);
 // The description of the engine command `name` (it must be one).
 const char* engine_command_description(std::string_view name);
 

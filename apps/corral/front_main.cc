@@ -29,13 +29,6 @@
 namespace corral::app {
 namespace {
 
-bool is_engine_command(std::string_view name) {
-  for (const EngineCommand& command : kEngineCommands) {
-    if (name == command.name) return true;
-  }
-  return false;
-}
-
 // Replaces this process with corral-engine; returns only when it cannot.
 int exec_engine(char** argv) {
   std::string error;
@@ -55,12 +48,11 @@ int exec_engine(char** argv) {
 
 // An engine command as the front's --help lists it; the engine parses it.
 void add_engine_command(CLI::App& app, std::string_view name) {
-  for (const EngineCommand& command : kEngineCommands) {
-    if (name != command.name) continue;
-    CLI::App* sub = app.add_subcommand(command.name, command.description);
-    sub->allow_extras();
-    if (command.hidden) sub->group("");
-  }
+  const EngineCommand* command = find_engine_command(name);
+  if (!command) return;
+  CLI::App* sub = app.add_subcommand(command->name, command->description);
+  sub->allow_extras();
+  if (command->hidden) sub->group("");
 }
 
 }  // namespace
@@ -68,7 +60,7 @@ void add_engine_command(CLI::App& app, std::string_view name) {
 
 int main(int argc, char** argv) {
   using namespace corral::app;
-  if (argc > 1 && is_engine_command(argv[1])) return exec_engine(argv);
+  if (argc > 1 && find_engine_command(argv[1])) return exec_engine(argv);
   return run_cli(argc, argv, [](CLI::App& app, Action& action) {
     add_engine_command(app, "run");
     add_command_commands(app, action);
