@@ -3,10 +3,7 @@
 // Everything that touches workers, the queue and executions runs on the
 // pool's own io_context thread; public calls post onto it. Each worker has
 // its IPC socket (frames), its pidfd (exit), and per-run backstop timers.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,10 +12,8 @@
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -29,12 +24,13 @@
 #include <thread>
 #include <utility>
 
-#include "core/utf8.hpp"
 #include "corral/pool.hpp"
 #include "pool/frames.hpp"
+#include "pool/resident_memory.hpp"
+#include "pool/stderr_lines.hpp"
 #include "pool/worker.hpp"
-
-extern char** environ;
+#include "pool/worker_exit.hpp"
+#include "pool/worker_process.hpp"
 
 namespace corral::pool {
 
@@ -106,115 +102,6 @@ Failure make_failure(FailureCode code, std::string message) {
   return Failure{code, std::move(message), nullptr};
 }
 
-// The signal a worker died of, through its reaper (which exits with 128 +
-// the worker's signal), or 0.
-int death_signal(int status) {
-  if (WIFSIGNALED(status)) return WTERMSIG(status);
-  if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65) {
-    return WEXITSTATUS(status) - 128;
-  }
-  return 0;
-}
-
-// Signals a process raises on itself for a fault in what it ran (the
-// engine's CHECKs and aborts, a wild pointer, a syscall outside the
-// policy), not ones sent from outside (SIGKILL, SIGTERM).
-bool is_fault(int sig) {
-  return sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-         sig == SIGTRAP || sig == SIGSYS;
-}
-
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return "was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
-  }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "ended";
-}
-
-// ResidentMemory: the resident bytes of a worker process and its children
-// (a worker in a pid namespace runs as the child of a small reaper). Read
-// after every run, so the statm files stay open and each reading is one
-// pread per process instead of an open, reads and a close.
-class ResidentMemory {
- public:
-  ResidentMemory() = default;
-  ResidentMemory(const ResidentMemory&) = delete;
-  ResidentMemory& operator=(const ResidentMemory&) = delete;
-  ~ResidentMemory() { close(); }
-
-  // Resident bytes of the worker and its reaper.
-  std::uint64_t bytes(pid_t pid) { return sum(pid, false); }
-  // The same without file-backed pages (the binary, ICU's data), which the
-  // guest does not make and the kernel can drop: what the guest can grow.
-  std::uint64_t private_bytes(pid_t pid) { return sum(pid, true); }
-
-  void close() {
-    for (int fd : fds_) ::close(fd);
-    for (int fd : stat_fds_) ::close(fd);
-    fds_.clear();
-    stat_fds_.clear();
-    pid_ = 0;
-  }
-
-  // True if the worker or its reaper is stopped (SIGSTOP, a debugger) or
-  // gone: such a worker would hold a run without running it.
-  bool stopped(pid_t pid) {
-    if (pid != pid_) open(pid);
-    for (int fd : stat_fds_) {
-      char text[512];
-      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-      if (n <= 0) return true;
-      text[n] = '\0';
-      // "pid (comm) S ...": the state follows the last ')'.
-      const char* close = std::strrchr(text, ')');
-      if (!close || close[1] != ' ') continue;
-      const char state = close[2];
-      if (state == 'T' || state == 't' || state == 'Z' || state == 'X') return true;
-    }
-    return false;
-  }
-
- private:
-  void open(pid_t pid) {
-    close();
-    pid_ = pid;
-    auto add = [&](pid_t p) {
-      const std::string dir = "/proc/" + std::to_string(p);
-      const int fd = ::open((dir + "/statm").c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd >= 0) fds_.push_back(fd);
-      const int stat = ::open((dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-      if (stat >= 0) stat_fds_.push_back(stat);
-    };
-    add(pid);
-    std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                           "/children");
-    for (pid_t child; children >> child;) add(child);
-  }
-
-  std::uint64_t sum(pid_t pid, bool private_only) {
-    if (pid != pid_) open(pid);
-    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    std::uint64_t total = 0;
-    for (int fd : fds_) {
-      char text[128];
-      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-      if (n <= 0) continue;
-      text[n] = '\0';
-      unsigned long long size = 0, resident = 0, shared = 0;
-      if (std::sscanf(text, "%llu %llu %llu", &size, &resident, &shared) == 3) {
-        total += (private_only ? resident - std::min(resident, shared) : resident) * page;
-      }
-    }
-    return total;
-  }
-
-  pid_t pid_ = 0;
-  std::vector<int> fds_;
-  std::vector<int> stat_fds_;
-};
-
 // When a worker retires: between 90% and 100% of retire_after (never
 // more), spread by the worker's number so that workers started together
 // do not all retire, and leave their slots empty, at the same moment.
@@ -237,13 +124,6 @@ constexpr std::uint64_t kSanitizerMemorySlack = std::uint64_t{512} << 20;
 #else
 constexpr std::uint64_t kSanitizerMemorySlack = 0;
 #endif
-
-std::vector<std::string> default_worker_command() {
-  char path[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0) return {"/proc/self/exe", "worker"};
-  return {std::string(path, static_cast<std::size_t>(n)), "worker"};
-}
 
 }  // namespace
 
@@ -358,22 +238,22 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   enum class WorkerState { starting, ready, retiring, dying };
 
   struct Worker {
-    Worker(asio::io_context& io, std::size_t max_frame)
+    Worker(asio::io_context& io, const Options& options)
         : socket(io),
           pidfd(io),
           stderr_pipe(io),
+          stderr_lines(options.worker_stderr_limit),
           start_timer(io),
           kill_timer(io),
           memory_timer(io),
-          reader(max_frame) {}
+          reader(options.max_frame) {}
     std::uint64_t number = 0;
     pid_t pid = 0;
     asio::local::stream_protocol::socket socket;
     asio::posix::stream_descriptor pidfd;
     asio::posix::stream_descriptor stderr_pipe;  // the worker's fd 2
     std::array<char, 4096> stderr_buffer{};
-    std::string stderr_line;
-    std::uint64_t stderr_bytes = 0;
+    StderrLines stderr_lines;
     asio::steady_timer start_timer;
     asio::steady_timer kill_timer;
     asio::steady_timer memory_timer;  // from a memory stop to the kill
@@ -762,7 +642,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   // ---- workers ----------------------------------------------------------------
 
   std::shared_ptr<Worker> spawn(bool speculative = false) {
-    auto worker = std::make_shared<Worker>(io_, options_.max_frame);
+    auto worker = std::make_shared<Worker>(io_, options_);
     worker->number = ++next_worker_;
     worker->speculative = speculative;
     worker->retire_at = retirement_count(options_.retire_after_executions, worker->number);
@@ -771,89 +651,18 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
       std::lock_guard lock(stats_mutex_);
       ++stats_.workers_started;
     }
-
-    int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-      spawn_failed(worker, std::string("socketpair: ") + std::strerror(errno));
+    LaunchedWorker launched;
+    try {
+      launched = launch_worker(options_);
+    } catch (const std::exception& e) {
+      spawn_failed(worker, e.what());
       return worker;
     }
-    int child_end = fds[1];
-    if (child_end == 3) {  // dup2 onto itself would keep FD_CLOEXEC
-      child_end = ::fcntl(fds[1], F_DUPFD_CLOEXEC, 4);
-      ::close(fds[1]);
-    }
-    std::vector<std::string> args = options_.worker_command;
-    args.push_back("--ipc-fd=3");
-    args.push_back("--max-frame=" + std::to_string(options_.max_frame));
-    if (options_.worker_memory_ceiling != 0) {
-      args.push_back("--memory-ceiling=" + std::to_string(options_.worker_memory_ceiling));
-    }
-    if (!options_.harden_workers) args.push_back("--no-harden");
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    // The worker gets no environment but the sanitizer settings tests use.
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e; ++e) {
-      const std::string_view entry(*e);
-      if (entry.starts_with("ASAN_OPTIONS=") || entry.starts_with("UBSAN_OPTIONS=") ||
-          entry.starts_with("LSAN_OPTIONS="))
-        env_strings.emplace_back(entry);
-    }
-    std::vector<char*> envp;
-    for (std::string& entry : env_strings) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-
-    int err[2] = {-1, -1};
-    if (::pipe2(err, O_CLOEXEC) != 0) {
-      ::close(fds[0]);
-      ::close(child_end);
-      spawn_failed(worker, std::string("pipe2: ") + std::strerror(errno));
-      return worker;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    posix_spawn_file_actions_adddup2(&actions, child_end, 3);
-    // Nothing else of ours reaches the worker, not even for the instant
-    // before its lockdown closes fds: an embedder's descriptors without
-    // CLOEXEC (Asio opens its sockets so) would otherwise be inherited.
-    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigfillset(&defaults);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = 0;
-    const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    ::close(child_end);
-    ::close(err[1]);
-    if (rc != 0) {
-      ::close(err[0]);
-      ::close(fds[0]);
-      spawn_failed(worker, "posix_spawn " + args[0] + ": " + std::strerror(rc));
-      return worker;
-    }
+    const pid_t pid = launched.pid;
     worker->pid = pid;
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-    if (pidfd < 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      ::close(err[0]);
-      ::close(fds[0]);
-      spawn_failed(worker, std::string("pidfd_open: ") + std::strerror(errno));
-      return worker;
-    }
-    worker->socket.assign(asio::local::stream_protocol(), fds[0]);
-    worker->pidfd.assign(pidfd);
-    worker->stderr_pipe.assign(err[0]);
+    worker->socket.assign(asio::local::stream_protocol(), launched.socket);
+    worker->pidfd.assign(launched.pidfd);
+    worker->stderr_pipe.assign(launched.stderr_fd);
     read_stderr(worker);
     update_gauges();
     emit({.kind = Event::Kind::worker_started, .worker = worker->number, .pid = pid});
@@ -886,41 +695,19 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     worker->stderr_pipe.async_read_some(
         asio::buffer(worker->stderr_buffer),
         [this, worker](boost::system::error_code ec, std::size_t n) {
+          auto sink = [this, &worker](std::string line) { log_stderr(*worker, std::move(line)); };
           if (ec) {
-            if (!worker->stderr_line.empty()) deliver_stderr_line(*worker);
+            worker->stderr_lines.end(sink);
             boost::system::error_code ignored;
             worker->stderr_pipe.close(ignored);
             return;
           }
-          for (std::size_t i = 0; i < n; ++i) {
-            const char c = worker->stderr_buffer[i];
-            if (c == '\n') {
-              deliver_stderr_line(*worker);
-            } else if (worker->stderr_line.size() < kMaxStderrLine) {
-              worker->stderr_line.push_back(c);
-            } else if (worker->stderr_line.size() == kMaxStderrLine) {
-              // Cut between characters (core/utf8.hpp), then mark the cut.
-              worker->stderr_line.resize(core::utf8_complete(worker->stderr_line));
-              worker->stderr_line += " [cut]";
-            }
-          }
+          worker->stderr_lines.feed(std::string_view(worker->stderr_buffer.data(), n), sink);
           read_stderr(worker);
         });
   }
 
-  static constexpr std::size_t kMaxStderrLine = 4096;
-
-  void deliver_stderr_line(Worker& worker) {
-    std::string line = std::move(worker.stderr_line);
-    worker.stderr_line.clear();
-    const std::uint64_t limit = options_.worker_stderr_limit;
-    if (worker.stderr_bytes > limit) return;
-    worker.stderr_bytes += line.size() + 1;
-    if (worker.stderr_bytes > limit) {
-      line =
-          "further stderr dropped (past worker_stderr_limit, " + std::to_string(limit) + " bytes)";
-    }
-    core::replace_invalid_utf8(line);  // a worker is untrusted: its text becomes UTF-8 here
+  void log_stderr(const Worker& worker, std::string line) {
     if (options_.worker_stderr) {
       try {
         options_.worker_stderr(worker.number, worker.pid, line);

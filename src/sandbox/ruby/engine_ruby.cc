@@ -141,7 +141,7 @@ ToolOutcome invoke_tool(const ToolEntry& tool, std::string args, std::string& ou
 
 // Fills the parts of an outcome every mode computes the same way.
 void finish(RunOutcome& outcome, const Options& options, const RunRequest& request,
-            ruby::Counters& counters, std::string out, std::string err, double cpu) {
+            const ruby::Counters& counters, std::string out, std::string err, double cpu) {
   if (outcome.failure) {
     switch (*outcome.failure) {
       case FailureCode::timeout:
@@ -258,6 +258,43 @@ class HelperEngine : public Engine {
   Wait next_frame(std::string& body, std::optional<Clock::time_point> deadline);
   bool send(std::string& frame) { return ruby::write_all(helper_->fd(), frame); }
 
+  // One run's state on the host side of the helper.
+  struct HelperRun {
+    HelperRun(const Options& options, const RunRequest& request)
+        : out(options.stdout_limit), err(options.stderr_limit) {
+      if (options.timeout) {
+        deadline = request.entry + std::chrono::duration_cast<Clock::duration>(*options.timeout);
+      }
+    }
+    // The first failure a run records is its failure; one the helper cannot
+    // survive (stopped, gone, off its protocol) also ends the helper.
+    void fail(FailureCode code, std::string message) {
+      if (outcome.failure) return;
+      outcome.failure = code;
+      outcome.message = std::move(message);
+    }
+    void end(FailureCode code, std::string message) {
+      kill = true;
+      fail(code, std::move(message));
+    }
+    RunOutcome outcome;
+    std::optional<Clock::time_point> deadline;
+    CappedOutput out;
+    CappedOutput err;
+    double cpu = 0;
+    bool kill = false;     // the helper must go: it was stopped or broke its protocol
+    bool exiting = false;  // the helper is ending itself after this run
+  };
+
+  // The steps of run(), in order.
+  void begin_run();
+  bool start_helper(HelperRun& run);
+  void greet(HelperRun& run, const Registry& registry);
+  void exchange(HelperRun& run, const RunRequest& request, const Registry& registry);
+  bool on_frame(HelperRun& run, std::string_view body, const Registry& registry);
+  void helper_died(HelperRun& run, bool ready);
+  const ruby::Counters& end_helper(HelperRun& run, ruby::Counters& counters);
+
   Options options_;
   int cancel_fd_ = -1;
   Live live_;
@@ -306,184 +343,181 @@ HelperEngine::Wait HelperEngine::next_frame(std::string& body,
 }
 
 RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry) {
-  RunOutcome outcome;
-  std::optional<Clock::time_point> deadline;
-  if (options_.timeout) {
-    deadline = request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout);
-  }
-  {
-    std::lock_guard lock(live_.mutex);
-    live_.running = true;
-    live_.cancelled = false;
-    std::uint64_t drained = 0;
-    [[maybe_unused]] ssize_t n = ::read(cancel_fd_, &drained, sizeof drained);
-  }
+  begin_run();
   if (request.take_early_cancel && request.take_early_cancel()) cancel();
-  CappedOutput out(options_.stdout_limit);
-  CappedOutput err(options_.stderr_limit);
-  double cpu = 0;
-  auto fail = [&](FailureCode code, std::string message) {
-    if (!outcome.failure) {
-      outcome.failure = code;
-      outcome.message = std::move(message);
-    }
-  };
-
-  bool fresh = false;
-  if (!helper_) {
-    std::string error;
-    helper_ = ruby::HelperProcess::spawn(error);
-    if (helper_) {
-      fresh = true;
-    } else {
-      fail(FailureCode::unavailable, "the Ruby helper process could not start: " + error);
-    }
-  }
+  HelperRun run(options_, request);
+  const bool fresh = start_helper(run);
   ruby::Counters& counters = helper_ ? helper_->counters() : spare_counters_;
   counters.reset();
   inbox_.clear();
-
-  bool kill = false;     // the helper must go: it was stopped or broke its protocol
-  bool exiting = false;  // the helper is ending itself after this run
-  if (helper_ && fresh) {
-    // A new helper says hello once it is locked down; only then does it get
-    // the setup.
-    std::string body;
-    const Wait wait = next_frame(body, deadline);
-    if (wait == Wait::frame && body.size() == 1 &&
-        static_cast<ruby::Frame>(body[0]) == ruby::Frame::hello) {
-      ruby::Writer setup(ruby::Frame::setup);
-      const ruby::GuestSetup s = make_setup(options_, registry);
-      setup.u8(s.profile == Profile::permissive ? 1 : 0)
-          .u64(s.memory_limit)
-          .u64(s.stdout_limit)
-          .u64(s.stderr_limit)
-          .u64(s.max_tool_calls)
-          .u32(static_cast<std::uint32_t>(s.tools.size()));
-      for (const std::string& path : s.tools) setup.str(path);
-      setup.u32(static_cast<std::uint32_t>(s.snippets.size()));
-      for (const Snippet& snippet : s.snippets) setup.str(snippet.name).str(snippet.code);
-      if (!send(setup.finish())) {
-        kill = true;
-        fail(FailureCode::internal, "the Ruby helper process is gone");
-      }
-    } else if (wait == Wait::timeout || wait == Wait::cancelled) {
-      kill = true;
-      fail(wait == Wait::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
-    } else {
-      kill = true;
-      int signal = 0;
-      int status = 0;
-      cpu = helper_->kill_and_reap(&signal, &status);
-      const auto [code, message] = helper_ended(signal, status, false);
-      fail(code, message);
-    }
-  }
-  if (helper_ && !kill) {
-    ruby::Writer frame(ruby::Frame::run);
-    frame.u8(static_cast<std::uint8_t>(request.kind))
-        .str(request.code)
-        .str(request.entrypoint)
-        .str(request.args_json.empty() ? std::string_view("[]") : request.args_json);
-    if (!send(frame.finish())) {
-      kill = true;
-      fail(FailureCode::internal, "the Ruby helper process is gone");
-    }
-    std::string body;
-    while (!kill) {
-      const Wait wait = next_frame(body, deadline);
-      if (wait == Wait::timeout || wait == Wait::cancelled) {
-        fail(wait == Wait::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
-        kill = true;
-        break;
-      }
-      if (wait == Wait::broken) {
-        kill = true;
-        int signal = 0;
-        int status = 0;
-        cpu = helper_->kill_and_reap(&signal, &status);
-        const auto [code, message] = helper_ended(signal, status, true);
-        fail(code, message);
-        break;
-      }
-      ruby::Reader reader(body);
-      const auto type = static_cast<ruby::Frame>(reader.u8());
-      if (type == ruby::Frame::out) {
-        const std::uint8_t channel = reader.u8();
-        const std::string_view bytes = reader.str();
-        if (!reader.ok()) {
-          kill = true;
-          fail(FailureCode::internal, "the Ruby helper process broke its protocol");
-          break;
-        }
-        // The helper caps its output; the host holds it to the caps too.
-        (channel == 1 ? err : out).write(bytes);
-      } else if (type == ruby::Frame::call) {
-        const std::uint32_t index = reader.u32();
-        std::string args(reader.str());
-        if (!reader.ok() || index >= registry.tools.size()) {
-          kill = true;
-          fail(FailureCode::internal, "the Ruby helper process broke its protocol");
-          break;
-        }
-        std::string answer;
-        const ToolOutcome result =
-            invoke_tool(registry.tools[index], std::move(args), answer, deadline, live_);
-        if (result == ToolOutcome::timeout || result == ToolOutcome::cancelled) {
-          fail(result == ToolOutcome::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
-          kill = true;
-          break;
-        }
-        ruby::Writer reply(ruby::Frame::answer);
-        reply.u8(result == ToolOutcome::ok ? 1 : 0).str(answer);
-        if (!send(reply.finish())) {
-          kill = true;
-          fail(FailureCode::internal, "the Ruby helper process is gone");
-        }
-      } else if (type == ruby::Frame::done) {
-        ruby::GuestResult result;
-        result.code = reader.u8();
-        result.message = std::string(reader.str());
-        result.value = std::string(reader.str());
-        cpu = reader.f64();
-        result.discard = reader.u8() != 0;
-        if (!reader.ok() || (result.code != kNoFailure && result.code >= kFailureCodeCount)) {
-          kill = true;
-          fail(FailureCode::internal, "the Ruby helper process broke its protocol");
-          break;
-        }
-        apply_result(outcome, result, options_);
-        exiting = result.discard;
-        break;
-      } else {
-        kill = true;
-        fail(FailureCode::internal, "the Ruby helper process broke its protocol");
-        break;
-      }
-    }
-  }
+  // A new helper says hello once it is locked down; only then does it get
+  // the setup.
+  if (helper_ && fresh) greet(run, registry);
+  if (helper_ && !run.kill) exchange(run, request, registry);
   {
     std::lock_guard lock(live_.mutex);
     live_.running = false;
   }
-  if (helper_ && (kill || exiting)) {
-    const double total = exiting ? helper_->reap() : helper_->kill_and_reap();
-    if (kill && cpu == 0) {
-      cpu = std::max(0.0, total - static_cast<double>(counters.cpu_ns_at_start.load()) / 1e9);
-    }
-    // Keep the counters readable: copy them before the page goes away.
-    spare_counters_.memory_peak = counters.memory_peak.load();
-    spare_counters_.offered_stdout = counters.offered_stdout.load();
-    spare_counters_.offered_stderr = counters.offered_stderr.load();
-    spare_counters_.tool_calls = counters.tool_calls.load();
-    spare_counters_.stdout_truncated = counters.stdout_truncated.load();
-    spare_counters_.stderr_truncated = counters.stderr_truncated.load();
-    helper_.reset();
-    finish(outcome, options_, request, spare_counters_, out.take(), err.take(), cpu);
-    return outcome;
+  const ruby::Counters& read = end_helper(run, counters);
+  finish(run.outcome, options_, request, read, run.out.take(), run.err.take(), run.cpu);
+  return std::move(run.outcome);
+}
+
+void HelperEngine::begin_run() {
+  std::lock_guard lock(live_.mutex);
+  live_.running = true;
+  live_.cancelled = false;
+  std::uint64_t drained = 0;
+  [[maybe_unused]] ssize_t n = ::read(cancel_fd_, &drained, sizeof drained);
+}
+
+// True when a new helper was started for this run.
+bool HelperEngine::start_helper(HelperRun& run) {
+  if (helper_) return false;
+  std::string error;
+  helper_ = ruby::HelperProcess::spawn(error);
+  if (!helper_) {
+    run.fail(FailureCode::unavailable, "the Ruby helper process could not start: " + error);
+    return false;
   }
-  finish(outcome, options_, request, counters, out.take(), err.take(), cpu);
-  return outcome;
+  return true;
+}
+
+void HelperEngine::greet(HelperRun& run, const Registry& registry) {
+  std::string body;
+  const Wait wait = next_frame(body, run.deadline);
+  if (wait == Wait::timeout || wait == Wait::cancelled) {
+    run.end(wait == Wait::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
+    return;
+  }
+  if (wait != Wait::frame || body.size() != 1 ||
+      static_cast<ruby::Frame>(body[0]) != ruby::Frame::hello) {
+    helper_died(run, /*ready=*/false);
+    return;
+  }
+  ruby::Writer setup(ruby::Frame::setup);
+  const ruby::GuestSetup s = make_setup(options_, registry);
+  setup.u8(s.profile == Profile::permissive ? 1 : 0)
+      .u64(s.memory_limit)
+      .u64(s.stdout_limit)
+      .u64(s.stderr_limit)
+      .u64(s.max_tool_calls)
+      .u32(static_cast<std::uint32_t>(s.tools.size()));
+  for (const std::string& path : s.tools) setup.str(path);
+  setup.u32(static_cast<std::uint32_t>(s.snippets.size()));
+  for (const Snippet& snippet : s.snippets) setup.str(snippet.name).str(snippet.code);
+  if (!send(setup.finish())) run.end(FailureCode::internal, "the Ruby helper process is gone");
+}
+
+// Sends the run, then serves the helper's frames until it is done.
+void HelperEngine::exchange(HelperRun& run, const RunRequest& request, const Registry& registry) {
+  ruby::Writer frame(ruby::Frame::run);
+  frame.u8(static_cast<std::uint8_t>(request.kind))
+      .str(request.code)
+      .str(request.entrypoint)
+      .str(request.args_json.empty() ? std::string_view("[]") : request.args_json);
+  if (!send(frame.finish())) {
+    run.end(FailureCode::internal, "the Ruby helper process is gone");
+    return;
+  }
+  std::string body;
+  while (!run.kill) {
+    const Wait wait = next_frame(body, run.deadline);
+    if (wait == Wait::timeout || wait == Wait::cancelled) {
+      run.end(wait == Wait::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
+      return;
+    }
+    if (wait == Wait::broken) {
+      helper_died(run, /*ready=*/true);
+      return;
+    }
+    if (!on_frame(run, body, registry)) return;
+  }
+}
+
+// One frame from the helper during a run; false once the run is over.
+bool HelperEngine::on_frame(HelperRun& run, std::string_view body, const Registry& registry) {
+  constexpr std::string_view kBroken = "the Ruby helper process broke its protocol";
+  ruby::Reader reader(body);
+  const auto type = static_cast<ruby::Frame>(reader.u8());
+  if (type == ruby::Frame::out) {
+    const std::uint8_t channel = reader.u8();
+    const std::string_view bytes = reader.str();
+    if (!reader.ok()) {
+      run.end(FailureCode::internal, std::string(kBroken));
+      return false;
+    }
+    // The helper caps its output; the host holds it to the caps too.
+    (channel == 1 ? run.err : run.out).write(bytes);
+    return true;
+  }
+  if (type == ruby::Frame::call) {
+    const std::uint32_t index = reader.u32();
+    std::string args(reader.str());
+    if (!reader.ok() || index >= registry.tools.size()) {
+      run.end(FailureCode::internal, std::string(kBroken));
+      return false;
+    }
+    std::string answer;
+    const ToolOutcome result =
+        invoke_tool(registry.tools[index], std::move(args), answer, run.deadline, live_);
+    if (result == ToolOutcome::timeout || result == ToolOutcome::cancelled) {
+      run.end(result == ToolOutcome::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
+      return false;
+    }
+    ruby::Writer reply(ruby::Frame::answer);
+    reply.u8(result == ToolOutcome::ok ? 1 : 0).str(answer);
+    if (!send(reply.finish())) run.end(FailureCode::internal, "the Ruby helper process is gone");
+    return true;
+  }
+  if (type == ruby::Frame::done) {
+    ruby::GuestResult result;
+    result.code = reader.u8();
+    result.message = std::string(reader.str());
+    result.value = std::string(reader.str());
+    const double cpu = reader.f64();
+    result.discard = reader.u8() != 0;
+    if (!reader.ok() || (result.code != kNoFailure && result.code >= kFailureCodeCount)) {
+      run.end(FailureCode::internal, std::string(kBroken));
+      return false;
+    }
+    run.cpu = cpu;
+    apply_result(run.outcome, result, options_);
+    run.exiting = result.discard;
+    return false;
+  }
+  run.end(FailureCode::internal, std::string(kBroken));
+  return false;
+}
+
+// The helper closed its end or broke a frame: it is killed and reaped, and
+// its exit says what the run fails with.
+void HelperEngine::helper_died(HelperRun& run, bool ready) {
+  run.kill = true;
+  int signal = 0;
+  int status = 0;
+  run.cpu = helper_->kill_and_reap(&signal, &status);
+  const auto [code, message] = helper_ended(signal, status, ready);
+  run.fail(code, message);
+}
+
+// Ends a helper that must go or is going; returns the counters the run's
+// usage is read from (a copy, once the helper's page is gone).
+const ruby::Counters& HelperEngine::end_helper(HelperRun& run, ruby::Counters& counters) {
+  if (!helper_ || !(run.kill || run.exiting)) return counters;
+  const double total = run.exiting ? helper_->reap() : helper_->kill_and_reap();
+  if (run.kill && run.cpu == 0) {
+    run.cpu = std::max(0.0, total - static_cast<double>(counters.cpu_ns_at_start.load()) / 1e9);
+  }
+  // Keep the counters readable: copy them before the page goes away.
+  spare_counters_.memory_peak = counters.memory_peak.load();
+  spare_counters_.offered_stdout = counters.offered_stdout.load();
+  spare_counters_.offered_stderr = counters.offered_stderr.load();
+  spare_counters_.tool_calls = counters.tool_calls.load();
+  spare_counters_.stdout_truncated = counters.stdout_truncated.load();
+  spare_counters_.stderr_truncated = counters.stderr_truncated.load();
+  helper_.reset();
+  return spare_counters_;
 }
 
 // ---- inline mode ------------------------------------------------------------

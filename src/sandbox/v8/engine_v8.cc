@@ -63,8 +63,6 @@ std::string bounded(std::string text) {
   return text;
 }
 
-enum class Settled { value, stopped, stuck };
-
 }  // namespace
 
 namespace {
@@ -326,22 +324,25 @@ void V8Engine::deliver_answers(RunState& run, v8::Local<v8::Context> context) {
   }
 }
 
+namespace {
+
+// The first failure a run records is its failure.
+void record_failure(RunOutcome& outcome, FailureCode code, std::string message) {
+  if (outcome.failure) return;
+  outcome.failure = code;
+  outcome.message = std::move(message);
+}
+
+}  // namespace
+
 RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
   RunOutcome outcome;
   RunState run(options_, registry);
   const double cpu_start = thread_cpu_seconds();
-  const bool has_deadline = options_.timeout.has_value();
   const Clock::time_point deadline =
-      has_deadline ? request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout)
-                   : Clock::time_point::max();
-
-  auto fail = [&](FailureCode code, std::string message) {
-    if (!outcome.failure) {
-      outcome.failure = code;
-      outcome.message = std::move(message);
-    }
-  };
-
+      options_.timeout
+          ? request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout)
+          : Clock::time_point::max();
   {
     v8::Locker locker(isolate_);
     v8::Isolate::Scope isolate_scope(isolate_);
@@ -351,154 +352,190 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
     if (!templates_built_) build_templates(registry);
     FrozenClockScope clock(options_.profile == Profile::hermetic);
 
-    run.heap_baseline = heap_used();
-    run.buffer_baseline = allocator_->live();
-    allocator_->reset_peak();
-    allocator_->set_ceiling(options_.memory_limit
-                                ? run.buffer_baseline +
-                                      static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                          *options_.memory_limit, std::uint64_t{1} << 60))
-                                : -1);
-    current_.store(&run);
-    // From here cancel() reaches the run; one that came earlier is applied now.
-    if (request.take_early_cancel && request.take_early_cancel()) cancel();
-
+    begin_run(run, request);
     Watchdog::Id watchdog = 0;
-    if (has_deadline) {
+    if (options_.timeout) {
       watchdog = Watchdog::instance().arm(deadline, [this, &run] {
         if (run.stop(FailureCode::timeout)) isolate_->TerminateExecution();
         run.mailbox->poke();
       });
     }
-
-    // The spare the preparer built while we were idle, or a new one.
-    FreshContext fresh = std::move(spare_);
-    spare_ = FreshContext();
-    if (!fresh.queue) {
-      if (make_context(fresh)) {
-        // Memory is counted past the fresh context, as with a spare.
-        run.heap_baseline = heap_used();
-        run.memory_peak = 0;
-      } else if (!run.stopped()) {
-        fail(FailureCode::internal, "V8 could not create a context for the run");
-      }
+    FreshContext fresh = take_context(run, outcome);
+    if (fresh.queue) {
+      v8::Local<v8::Context> context = fresh.context.Get(isolate_);
+      fresh.context.Reset();
+      run_in_context(run, request, registry, context, *fresh.queue, deadline, outcome);
     }
-    std::unique_ptr<v8::MicrotaskQueue> queue = std::move(fresh.queue);
-    v8::Local<v8::Context> context;
-    if (queue) context = fresh.context.Get(isolate_);
-    fresh.context.Reset();
-    if (!context.IsEmpty()) {
-      v8::Context::Scope context_scope(context);
-      v8::TryCatch try_catch(isolate_);
-      RunContext rc{*this, run, context, *queue, try_catch, outcome, v8::Local<v8::Value>()};
-      const bool ran = run_guest(rc, request, registry);
-      if (ran && !run.stopped()) {
-        v8::Local<v8::Value> result = rc.result;
-        if (result->IsPromise()) {
-          v8::Local<v8::Promise> promise = result.As<v8::Promise>();
-          Settled settled = Settled::value;
-          for (;;) {
-            queue->PerformCheckpoint(isolate_);
-            if (run.stopped()) {
-              settled = Settled::stopped;
-              break;
-            }
-            if (promise->State() != v8::Promise::kPending) break;
-            if (run.pending.empty()) {
-              settled = Settled::stuck;
-              break;
-            }
-            {
-              std::unique_lock lock(run.mailbox->mutex);
-              auto ready = [&] { return !run.mailbox->answers.empty() || run.mailbox->wake; };
-              if (has_deadline) {
-                if (!run.mailbox->ready.wait_until(lock, deadline, ready)) {
-                  lock.unlock();
-                  stop(FailureCode::timeout);
-                  lock.lock();
-                }
-              } else {
-                run.mailbox->ready.wait(lock, ready);
-              }
-              run.mailbox->wake = false;
-            }
-            deliver_answers(run, context);
-          }
-          if (settled == Settled::stuck) {
-            fail(FailureCode::guest_error,
-                 "the run's promise never settled: it awaits nothing a tool can answer");
-          } else if (settled == Settled::value) {
-            if (promise->State() == v8::Promise::kRejected) {
-              classify_exception(rc, promise->Result(), v8::Local<v8::Message>());
-            } else {
-              rc.result = promise->Result();
-            }
-          }
-        }
-        // What the run holds now counts before its value is copied out.
-        if (!outcome.failure && !run.stopped()) sample_memory(run);
-        if (!outcome.failure && !run.stopped()) {
-          std::string json;
-          std::string why;
-          const JsonStatus status = write_json(context, rc.result, json, why, json_bounds(run));
-          if (status == JsonStatus::ok) {
-            outcome.data.value = std::move(json);
-          } else if (status == JsonStatus::unserializable) {
-            fail(FailureCode::unserializable_value, "the run's value has no JSON form: " + why);
-          } else if (status == JsonStatus::too_large) {
-            run.verdict_message = "the run's value is too large as JSON: " + why +
-                                  (options_.memory_limit ? " (its memory limit)" : "");
-            stop(FailureCode::memory_limit);
-          } else if (!run.stopped()) {
-            classify_caught(rc);
-          }
-        }
-      } else if (!run.stopped() && try_catch.HasCaught() && !outcome.failure) {
-        classify_caught(rc);
-      }
-      if (!run.stopped()) sample_memory(run);
-    }
-
-    if (has_deadline) Watchdog::instance().disarm(watchdog);
-    {
-      std::lock_guard lock(cancel_mutex_);
-      current_.store(nullptr);
-    }
-    {
-      std::lock_guard lock(run.mailbox->mutex);
-      run.mailbox->closed = true;
-    }
-    allocator_->set_ceiling(-1);
-    run.pending.clear();
-    isolate_->CancelTerminateExecution();
-    isolate_->ContextDisposedNotification();
-    if (heap_limit_raised_) restore_heap_limit();
-    if (preparer_failed_) pump_tasks();
+    if (options_.timeout) Watchdog::instance().disarm(watchdog);
+    end_run(run);
   }
   // The next run's context is built while this one's caller reads its result.
   request_spare();
+  record_verdict(run, outcome);
+  fill_data(run, request, cpu_start, outcome);
+  return outcome;
+}
 
-  if (auto verdict = run.stopped()) {
-    outcome.failure.reset();
-    switch (*verdict) {
-      case FailureCode::timeout:
-        fail(*verdict,
-             "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
-        break;
-      case FailureCode::memory_limit:
-        fail(*verdict, !run.verdict_message.empty()
-                           ? run.verdict_message
-                           : "the run exceeded its memory limit of " +
-                                 std::to_string(*options_.memory_limit) + " bytes");
-        break;
-      case FailureCode::cancelled:
-        fail(*verdict, "the run was cancelled");
-        break;
-      default:
-        fail(*verdict, run.verdict_message.empty() ? "the run was stopped" : run.verdict_message);
-    }
+// Memory is counted from here; from here cancel() reaches the run.
+void V8Engine::begin_run(RunState& run, const RunRequest& request) {
+  run.heap_baseline = heap_used();
+  run.buffer_baseline = allocator_->live();
+  allocator_->reset_peak();
+  allocator_->set_ceiling(options_.memory_limit
+                              ? run.buffer_baseline +
+                                    static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                        *options_.memory_limit, std::uint64_t{1} << 60))
+                              : -1);
+  current_.store(&run);
+  // A cancel that came before the run began is applied now.
+  if (request.take_early_cancel && request.take_early_cancel()) cancel();
+}
+
+// The spare the preparer built while we were idle, or a new one; no queue
+// if none could be made (the failure is recorded unless a verdict stopped it).
+FreshContext V8Engine::take_context(RunState& run, RunOutcome& outcome) {
+  FreshContext fresh = std::move(spare_);
+  spare_ = FreshContext();
+  if (fresh.queue) return fresh;
+  if (make_context(fresh)) {
+    // Memory is counted past the fresh context, as with a spare.
+    run.heap_baseline = heap_used();
+    run.memory_peak = 0;
+  } else if (!run.stopped()) {
+    record_failure(outcome, FailureCode::internal, "V8 could not create a context for the run");
   }
+  return fresh;
+}
 
+void V8Engine::run_in_context(RunState& run, const RunRequest& request, const Registry& registry,
+                              v8::Local<v8::Context> context, v8::MicrotaskQueue& queue,
+                              Clock::time_point deadline, RunOutcome& outcome) {
+  v8::Context::Scope context_scope(context);
+  v8::TryCatch try_catch(isolate_);
+  RunContext rc{*this, run, context, queue, try_catch, outcome, v8::Local<v8::Value>()};
+  const bool ran = run_guest(rc, request, registry);
+  if (ran && !run.stopped()) {
+    if (rc.result->IsPromise()) await_result(rc, deadline);
+    // What the run holds now counts before its value is copied out.
+    if (!outcome.failure && !run.stopped()) sample_memory(run);
+    if (!outcome.failure && !run.stopped()) copy_value(rc);
+  } else if (!run.stopped() && try_catch.HasCaught() && !outcome.failure) {
+    classify_caught(rc);
+  }
+  if (!run.stopped()) sample_memory(run);
+}
+
+// Runs microtasks and delivers tool answers until rc.result's promise
+// settles, the run is stopped, or nothing left could settle it.
+void V8Engine::await_result(RunContext& rc, Clock::time_point deadline) {
+  RunState& run = rc.run;
+  v8::Local<v8::Promise> promise = rc.result.As<v8::Promise>();
+  for (;;) {
+    rc.queue.PerformCheckpoint(isolate_);
+    if (run.stopped()) return;
+    if (promise->State() != v8::Promise::kPending) break;
+    if (run.pending.empty()) {
+      record_failure(rc.outcome, FailureCode::guest_error,
+                     "the run's promise never settled: it awaits nothing a tool can answer");
+      return;
+    }
+    wait_for_answers(run, deadline);
+    deliver_answers(run, rc.context);
+  }
+  if (promise->State() == v8::Promise::kRejected) {
+    classify_exception(rc, promise->Result(), v8::Local<v8::Message>());
+  } else {
+    rc.result = promise->Result();
+  }
+}
+
+// Blocks until a tool answer or a wake-up arrives; past the deadline the
+// run is stopped as timed out.
+void V8Engine::wait_for_answers(RunState& run, Clock::time_point deadline) {
+  std::unique_lock lock(run.mailbox->mutex);
+  auto ready = [&] { return !run.mailbox->answers.empty() || run.mailbox->wake; };
+  if (deadline != Clock::time_point::max()) {
+    if (!run.mailbox->ready.wait_until(lock, deadline, ready)) {
+      lock.unlock();
+      stop(FailureCode::timeout);
+      lock.lock();
+    }
+  } else {
+    run.mailbox->ready.wait(lock, ready);
+  }
+  run.mailbox->wake = false;
+}
+
+// The run's settled value as JSON text into rc.outcome, or why it has none.
+void V8Engine::copy_value(RunContext& rc) {
+  RunState& run = rc.run;
+  std::string json;
+  std::string why;
+  const JsonStatus status = write_json(rc.context, rc.result, json, why, json_bounds(run));
+  if (status == JsonStatus::ok) {
+    rc.outcome.data.value = std::move(json);
+  } else if (status == JsonStatus::unserializable) {
+    record_failure(rc.outcome, FailureCode::unserializable_value,
+                   "the run's value has no JSON form: " + why);
+  } else if (status == JsonStatus::too_large) {
+    run.verdict_message = "the run's value is too large as JSON: " + why +
+                          (options_.memory_limit ? " (its memory limit)" : "");
+    stop(FailureCode::memory_limit);
+  } else if (!run.stopped()) {
+    classify_caught(rc);
+  }
+}
+
+// Detaches the run from cancel(), callbacks and the allocator. The caller
+// still holds the isolate's lock.
+void V8Engine::end_run(RunState& run) {
+  {
+    std::lock_guard lock(cancel_mutex_);
+    current_.store(nullptr);
+  }
+  {
+    std::lock_guard lock(run.mailbox->mutex);
+    run.mailbox->closed = true;
+  }
+  allocator_->set_ceiling(-1);
+  run.pending.clear();
+  isolate_->CancelTerminateExecution();
+  isolate_->ContextDisposedNotification();
+  if (heap_limit_raised_) restore_heap_limit();
+  if (preparer_failed_) pump_tasks();
+}
+
+// A verdict (timeout, memory, cancel, a tool budget) is the run's failure,
+// whatever the guest threw as it was stopped.
+void V8Engine::record_verdict(const RunState& run, RunOutcome& outcome) const {
+  const std::optional<FailureCode> verdict = run.stopped();
+  if (!verdict) return;
+  outcome.failure.reset();
+  switch (*verdict) {
+    case FailureCode::timeout:
+      record_failure(
+          outcome, *verdict,
+          "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
+      break;
+    case FailureCode::memory_limit:
+      record_failure(outcome, *verdict,
+                     !run.verdict_message.empty()
+                         ? run.verdict_message
+                         : "the run exceeded its memory limit of " +
+                               std::to_string(*options_.memory_limit) + " bytes");
+      break;
+    case FailureCode::cancelled:
+      record_failure(outcome, *verdict, "the run was cancelled");
+      break;
+    default:
+      record_failure(outcome, *verdict,
+                     run.verdict_message.empty() ? "the run was stopped" : run.verdict_message);
+  }
+}
+
+// Output, usage and the failed flag: what every run reports, failed or not.
+void V8Engine::fill_data(RunState& run, const RunRequest& request, double cpu_start,
+                         RunOutcome& outcome) const {
   // Messages are bounded once, here, whoever wrote them.
   outcome.message = bounded(std::move(outcome.message));
   ExecutionData& data = outcome.data;
@@ -516,7 +553,6 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
   }
   data.usage.cpu_time = thread_cpu_seconds() - cpu_start;
   data.usage.wall_time = std::chrono::duration<double>(Clock::now() - request.entry).count();
-  return outcome;
 }
 
 }  // namespace corral::sandbox::v8engine

@@ -32,6 +32,8 @@
 
 namespace corral::sandbox::v8engine {
 
+struct RunContext;  // sandbox/v8/bindings.hpp
+
 // The most of a run's value, a tool argument or a console line that is
 // copied out of the isolate when the run has no memory_limit; with one, the
 // limit is the bound (a run may not make its host hold more than that).
@@ -137,9 +139,19 @@ class V8Engine final : public Engine {
   void prepare_loop();
   std::int64_t heap_used();
   void sample_memory(RunState& run);
-  void settle(RunState& run, v8::Local<v8::Context> context, v8::MicrotaskQueue& queue,
-              v8::Local<v8::Promise> promise, std::chrono::steady_clock::time_point deadline,
-              bool has_deadline);
+  // The steps of run(), in order.
+  void begin_run(RunState& run, const RunRequest& request);
+  FreshContext take_context(RunState& run, RunOutcome& outcome);
+  void run_in_context(RunState& run, const RunRequest& request, const Registry& registry,
+                      v8::Local<v8::Context> context, v8::MicrotaskQueue& queue,
+                      std::chrono::steady_clock::time_point deadline, RunOutcome& outcome);
+  void await_result(RunContext& rc, std::chrono::steady_clock::time_point deadline);
+  void wait_for_answers(RunState& run, std::chrono::steady_clock::time_point deadline);
+  void copy_value(RunContext& rc);
+  void end_run(RunState& run);
+  void record_verdict(const RunState& run, RunOutcome& outcome) const;
+  void fill_data(RunState& run, const RunRequest& request, double cpu_start,
+                 RunOutcome& outcome) const;
   void deliver_answers(RunState& run, v8::Local<v8::Context> context);
   void restore_heap_limit();
 
