@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "corral/mcp.hpp"
 #include "corral/pool.hpp"
 #include "corral/process.hpp"
+#include "mcp/results.hpp"
 #include "mcp/upstream.hpp"
 
 namespace corral::mcp {
@@ -124,14 +126,23 @@ class Service::Impl {
                   std::shared_ptr<CallContext> context, ResultDone done);
   void bind_manifests();
   void connect_upstreams();
-  void build_catalogue();
 
-  void run_execute(const json::object& arguments, std::shared_ptr<CallContext> context,
-                   ResultDone done);
-  void run_command(const std::string& name, const json::object& input,
-                   std::shared_ptr<CallContext> context, ResultDone done);
+  // catalogue.cc
+  void build_catalogue();
+  std::set<std::string> add_command_callables();  // their paths
+  void add_upstream_callables(const std::set<std::string>& command_paths);
+  void declare_callables();  // the paths each language binds, the declarations
+  std::string execute_description() const;
+  void publish_tools();
   void search_tools(const json::object& arguments, ResultDone done) const;
   void tool_details(const json::object& arguments, ResultDone done) const;
+
+  // execute_tool.cc
+  void run_execute(const json::object& arguments, std::shared_ptr<CallContext> context,
+                   ResultDone done);
+  // A settled run: its scope's calls stopped, counted, logged, its result.
+  json::object settle_execute(std::uint64_t id, std::chrono::steady_clock::time_point started,
+                              RunScope& scope, CallContext& context, const pool::Outcome& outcome);
   // A guest's `codemode.<path>(input)`.
   void dispatch(const std::string& path, std::string args_json, pool::ToolAnswer answer,
                 const std::shared_ptr<RunScope>& scope);
@@ -148,9 +159,14 @@ class Service::Impl {
                std::string_view what) const noexcept;
   json::object internal_result() const;
 
-  json::object execution_result(const pool::Outcome& outcome) const;
-  json::object command_result(const std::optional<Execution>& execution,
-                              const std::optional<Failure>& failure) const;
+  // command_tools.cc
+  void call_tool(const json::object& arguments, std::shared_ptr<CallContext> context,
+                 ResultDone done);  // the compact mode's
+  void run_command(const std::string& name, const json::object& input,
+                   std::shared_ptr<CallContext> context, ResultDone done);
+  // The answers that refuse a call: invalid_request, no_such_tool.
+  json::object refusal(std::string message) const;
+  json::object no_such_command(const std::string& name) const;
 
   Options options_;
   pool::WorkerPool& pool_;
@@ -191,13 +207,5 @@ class Service::Impl {
   std::vector<std::pair<std::weak_ptr<CallContext>, std::chrono::steady_clock::time_point>> live_;
   std::thread ticker_;
 };
-
-// The text content block {"type":"text","text":...}.
-json::object text_block(std::string text);
-
-// The CallToolResult of a call that `failure` ended without output to show:
-// one text block {"code","message","retryable"} (the failure vocabulary's
-// MCP form: docs/mcp.md), "isError": true.
-json::object failure_result(const Failure& failure);
 
 }  // namespace corral::mcp

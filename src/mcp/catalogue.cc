@@ -1,0 +1,339 @@
+// The tool catalogue: the callables code mode reaches (bound commands, then
+// upstream tools), their TypeScript declarations, and the MCP tools published
+// (execute, then the commands directly or the compact trio that finds them).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "mcp/results.hpp"
+#include "mcp/service.hpp"
+#include "mcp/typescript.hpp"
+#include "sandbox/ruby/engine_ruby.hpp"
+
+namespace corral::mcp {
+
+namespace {
+
+constexpr const char* kExecuteDescription =
+    "Run JavaScript in corral's sandbox (code mode). Write one async arrow function, "
+    "`async () => { ... }`, whose return value (JSON) is the result; console.log output is "
+    "captured. The code has no network, files, timers or processes: only the functions below, "
+    "called as `await codemode.<name>(input)`, so one run can chain many tool calls. Every run "
+    "starts from a fresh context. `timeout` (milliseconds) bounds the run.";
+
+constexpr const char* kRubyDescription =
+    "\n\nWith `language: \"ruby\"` the code is Ruby (mruby 3.1) instead: the value of its last "
+    "expression is the result, `puts`/`p` output is captured, and each function above is a "
+    "method of a `Codemode` constant with every namespace capitalised, called with keyword "
+    "arguments as its input: `codemode.a.b({x: 1})` is `Codemode::A.b(x: 1)`, "
+    "`codemode.f({})` is `Codemode.f`. Calls return the answer directly (no await).";
+
+json::object execute_input_schema() {
+  return json::object{
+      {"type", "object"},
+      {"properties",
+       json::object{
+           {"code", json::object{{"type", "string"},
+                                 {"description",
+                                  "An async arrow function, e.g. `async () => { const r = await "
+                                  "codemode.tool({}); return r; }`"}}},
+           {"timeout", json::object{{"type", "number"},
+                                    {"exclusiveMinimum", 0},
+                                    {"description", "Milliseconds the run may take."}}},
+           {"language", json::object{{"type", "string"},
+                                     {"enum", json::array{"javascript", "ruby"}},
+                                     {"default", "javascript"},
+                                     {"description", "The language `code` is written in."}}}}},
+      {"required", json::array{"code"}},
+      {"additionalProperties", false}};
+}
+
+json::object execute_output_schema() {
+  return json::object{
+      {"type", "object"},
+      {"properties",
+       json::object{
+           {"value", json::object{{"description", "What the function returned."}}},
+           {"truncated", json::object{{"type", "boolean"},
+                                      {"description",
+                                       "True when the result was cut to fit the result "
+                                       "budget."}}},
+           {"replaced", json::object{{"type", "boolean"},
+                                     {"description",
+                                      "True when console output held bytes that are not UTF-8: "
+                                      "each ill-formed sequence reads U+FFFD."}}}}},
+      {"required", json::array{"value"}}};
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+json::object annotations_json(const bind::Annotations& a) {
+  json::object o;
+  if (!a.title.empty()) o["title"] = a.title;
+  if (a.read_only) o["readOnlyHint"] = *a.read_only;
+  if (a.destructive) o["destructiveHint"] = *a.destructive;
+  if (a.idempotent) o["idempotentHint"] = *a.idempotent;
+  if (a.open_world) o["openWorldHint"] = *a.open_world;
+  return o;
+}
+
+// A dotted path's segments, as the declarations nest them.
+std::vector<std::string> segments(std::string_view path) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto dot = path.find('.');
+    out.emplace_back(path.substr(0, dot));
+    if (dot == std::string_view::npos) return out;
+    path.remove_prefix(dot + 1);
+  }
+}
+
+// A bound command as a direct MCP tool.
+json::object command_tool(const std::string& name, const bind::Operation& op) {
+  json::object d;
+  if (!op.annotations.title.empty()) d["title"] = op.annotations.title;
+  d["description"] = op.description.empty() ? "Runs the command " + name : op.description;
+  d["inputSchema"] = core::parse_json(op.input_schema, "input schema");
+  d["outputSchema"] = core::parse_json(op.output_schema, "output schema");
+  json::object a = annotations_json(op.annotations);
+  if (!a.empty()) d["annotations"] = std::move(a);
+  return d;
+}
+
+// The compact mode's three tools that find, describe and run the commands.
+std::vector<std::pair<std::string, json::object>> compact_tools(std::size_t commands) {
+  auto object_schema = [](json::object properties, json::array required) {
+    json::object schema{{"type", "object"}, {"properties", std::move(properties)}};
+    if (!required.empty()) schema["required"] = std::move(required);
+    schema["additionalProperties"] = false;
+    return schema;
+  };
+  const json::object string_type{{"type", "string"}};
+  std::vector<std::pair<std::string, json::object>> tools;
+  tools.emplace_back(
+      "search_tools",
+      json::object{
+          {"title", "Search command tools"},
+          {"description",
+           fmt::format("Search the {} command tools by words in their names and descriptions; "
+                       "an empty query lists them. Then read one with get_tool_details and run "
+                       "it with call_tool.",
+                       commands)},
+          {"inputSchema", object_schema(json::object{{"query", string_type},
+                                                     {"limit", json::object{{"type", "integer"},
+                                                                            {"minimum", 1},
+                                                                            {"maximum", 100}}}},
+                                        {})},
+          {"annotations", json::object{{"readOnlyHint", true}, {"openWorldHint", false}}}});
+  tools.emplace_back(
+      "get_tool_details",
+      json::object{
+          {"title", "Describe a command tool"},
+          {"description",
+           "The description, input schema, output schema and annotations of one command tool."},
+          {"inputSchema", object_schema(json::object{{"name", string_type}}, {"name"})},
+          {"annotations", json::object{{"readOnlyHint", true}, {"openWorldHint", false}}}});
+  tools.emplace_back(
+      "call_tool",
+      json::object{
+          {"title", "Run a command tool"},
+          {"description",
+           "Runs one command tool with `input` as its get_tool_details input schema describes "
+           "(`{\"flags\": {...}, \"args\": [...]}`)."},
+          {"inputSchema", object_schema(json::object{{"name", string_type},
+                                                     {"input", json::object{{"type", "object"}}}},
+                                        {"name"})},
+          {"annotations", json::object{{"destructiveHint", true}}}});
+  return tools;
+}
+
+std::vector<std::string> split_words(const std::string& query) {
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < query.size();) {
+    const auto end = query.find_first_of(" \t_-", at);
+    if (end != at) words.push_back(query.substr(at, end == std::string::npos ? end : end - at));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return words;
+}
+
+}  // namespace
+
+void Service::Impl::build_catalogue() {
+  std::set<std::string> paths = add_command_callables();
+  add_upstream_callables(paths);
+  declare_callables();
+  publish_tools();
+}
+
+std::set<std::string> Service::Impl::add_command_callables() {
+  std::set<std::string> paths;
+  for (const auto& [name, entry] : commands_) {
+    Callable c;
+    c.path = js_identifier(name);
+    if (!paths.insert(c.path).second)
+      throw std::invalid_argument(fmt::format(
+          "the command tools {} and another one are both codemode.{} in code mode", name, c.path));
+    c.description = entry.second->description;
+    c.input_schema = core::parse_json(entry.second->input_schema, "input schema");
+    c.output_schema = core::parse_json(entry.second->output_schema, "output schema");
+    c.binding = entry.first;
+    c.operation = name;
+    callables_.push_back(std::move(c));
+  }
+  return paths;
+}
+
+void Service::Impl::add_upstream_callables(const std::set<std::string>& command_paths) {
+  for (const auto& upstream : upstreams_) {
+    if (command_paths.count(upstream->name()))
+      throw std::invalid_argument(
+          fmt::format("the upstream server {} has the name of a command tool (codemode.{})",
+                      upstream->name(), upstream->name()));
+    std::set<std::string> seen;
+    for (const UpstreamTool& tool : upstream->tools()) {
+      const std::string id = js_identifier(tool.name);
+      if (!seen.insert(id).second) {
+        log(LogLevel::warn, fmt::format("upstream {}: tool {} is left out: its name collides "
+                                        "with another as codemode.{}.{}",
+                                        upstream->name(), tool.name, upstream->name(), id));
+        continue;
+      }
+      Callable c;
+      c.path = upstream->name() + "." + id;
+      c.description = tool.description;
+      c.input_schema = tool.input_schema;
+      c.output_schema = tool.output_schema;
+      c.upstream = upstream.get();
+      c.upstream_tool = tool.name;
+      callables_.push_back(std::move(c));
+    }
+  }
+}
+
+void Service::Impl::declare_callables() {
+  std::vector<DeclaredTool> declared;
+  std::vector<std::string> ruby_bound;  // as the worker binds them
+  for (const Callable& c : callables_) {
+    callable_paths_.push_back(c.path);
+    try {
+      sandbox::check_ruby_tool_path("codemode." + c.path, ruby_bound);
+      ruby_bound.push_back("codemode." + c.path);
+      ruby_paths_.push_back(c.path);
+    } catch (const std::invalid_argument&) {
+      ruby_unreachable_.push_back(c.path);
+    }
+    declared.push_back(
+        DeclaredTool{segments(c.path), c.description, c.input_schema, c.output_schema});
+  }
+  declarations_ = mcp::declarations(declared);
+}
+
+std::string Service::Impl::execute_description() const {
+  std::string description = kExecuteDescription;
+  description += fmt::format(" Default timeout {} ms, at most {} ms.",
+                             options_.default_timeout.count(), options_.max_timeout.count());
+  description += callables_.empty()
+                     ? "\n\nNo functions are bound: `codemode` is empty.\n"
+                     : "\n\nThe functions available, as TypeScript declarations:\n\n```ts\n" +
+                           declarations_ + "```\n";
+  description += kRubyDescription;
+  if (!ruby_unreachable_.empty()) {
+    std::string names;
+    for (const std::string& path : ruby_unreachable_)
+      names += (names.empty() ? "" : ", ") + ("codemode." + path);
+    description += " Ruby cannot name " + names + ": use JavaScript for those.";
+  }
+  return description + "\n";
+}
+
+void Service::Impl::publish_tools() {
+  auto add = [&](std::string name, json::object definition) {
+    for (const Tool& t : tools_) {
+      if (t.name == name)
+        throw std::invalid_argument(fmt::format("two MCP tools would be named {}", name));
+    }
+    definition["name"] = name;
+    tools_.push_back(Tool{std::move(name), std::move(definition)});
+  };
+  add("execute",
+      json::object{{"title", "Execute code"},
+                   {"description", execute_description()},
+                   {"inputSchema", execute_input_schema()},
+                   {"outputSchema", execute_output_schema()},
+                   {"annotations", json::object{{"title", "Execute code"},
+                                                {"readOnlyHint", false},
+                                                {"destructiveHint", !commands_.empty()},
+                                                {"idempotentHint", false},
+                                                {"openWorldHint", !upstreams_.empty()}}}});
+  if (options_.mode == Mode::direct) {
+    for (const auto& [name, entry] : commands_) add(name, command_tool(name, *entry.second));
+  } else if (!commands_.empty()) {
+    for (auto& [name, definition] : compact_tools(commands_.size()))
+      add(std::move(name), std::move(definition));
+  }
+}
+
+const Tool* Service::Impl::find_tool(std::string_view name) const noexcept {
+  for (const Tool& t : tools_)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+void Service::Impl::search_tools(const json::object& arguments, ResultDone done) const {
+  std::string query;
+  std::size_t limit = 20;
+  if (const json::value* q = arguments.if_contains("query"); q && !q->is_null()) {
+    if (!q->is_string()) return done(refusal("search_tools: `query` must be a string"));
+    query = lower(q->get_string());
+  }
+  if (const json::value* l = arguments.if_contains("limit"); l && !l->is_null()) {
+    if (!l->is_int64() && !l->is_uint64())
+      return done(refusal("search_tools: `limit` must be an integer"));
+    limit =
+        static_cast<std::size_t>(std::clamp<std::int64_t>(l->to_number<std::int64_t>(), 1, 100));
+  }
+  const std::vector<std::string> words = split_words(query);
+  json::array found;
+  std::size_t total = 0;
+  for (const auto& [name, entry] : commands_) {
+    const std::string haystack =
+        lower(name + " " + entry.second->description + " " + entry.second->annotations.title);
+    bool all = true;
+    for (const auto& w : words) all = all && haystack.find(w) != std::string::npos;
+    if (!all) continue;
+    ++total;
+    if (found.size() < limit)
+      found.push_back(json::object{{"name", name}, {"description", entry.second->description}});
+  }
+  json::object structured{{"tools", std::move(found)}, {"total", total}};
+  json::object result{{"content", json::array{text_block(json::serialize(structured))}},
+                      {"structuredContent", std::move(structured)}};
+  done(std::move(result));
+}
+
+void Service::Impl::tool_details(const json::object& arguments, ResultDone done) const {
+  const json::value* name = arguments.if_contains("name");
+  if (!name || !name->is_string())
+    return done(refusal("get_tool_details: `name` must be a string"));
+  const auto it = commands_.find(std::string(name->get_string()));
+  if (it == commands_.end()) return done(no_such_command(std::string(name->get_string())));
+  const bind::Operation& op = *it->second.second;
+  json::object details{{"name", op.name},
+                       {"description", op.description},
+                       {"inputSchema", core::parse_json(op.input_schema, "input schema")},
+                       {"outputSchema", core::parse_json(op.output_schema, "output schema")},
+                       {"annotations", annotations_json(op.annotations)}};
+  json::object result{{"content", json::array{text_block(json::serialize(details))}},
+                      {"structuredContent", std::move(details)}};
+  done(std::move(result));
+}
+
+}  // namespace corral::mcp

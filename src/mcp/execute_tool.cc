@@ -1,0 +1,263 @@
+// The execute tool: a code-mode run in the pool, and the guest's
+// `codemode.<path>(input)` calls it makes, to bound commands (on Tasks
+// threads) and upstream tools (asynchronously); RunScope cancels what a run
+// started when it settles.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "mcp/results.hpp"
+#include "mcp/service.hpp"
+
+namespace corral::mcp {
+
+namespace {
+
+// The execute tool's arguments, checked.
+struct ExecuteCall {
+  std::string code;
+  std::chrono::milliseconds timeout;
+  sandbox::Language language = sandbox::Language::javascript;
+};
+
+// `arguments` as an ExecuteCall, or what is wrong with them.
+std::variant<ExecuteCall, std::string> read_execute(const json::object& arguments,
+                                                    const Options& options) {
+  const json::value* code = arguments.if_contains("code");
+  if (!code || !code->is_string() || code->get_string().empty())
+    return "execute: `code` must be a non-empty string";
+  ExecuteCall call{std::string(code->get_string()),
+                   std::min(options.default_timeout, options.max_timeout)};
+  if (const json::value* t = arguments.if_contains("timeout"); t && !t->is_null()) {
+    if (!t->is_number() || t->to_number<double>() <= 0)
+      return "execute: `timeout` must be a positive number of milliseconds";
+    const double ms =
+        std::min(t->to_number<double>(), static_cast<double>(options.max_timeout.count()));
+    call.timeout =
+        std::chrono::milliseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ms)));
+  }
+  if (const json::value* l = arguments.if_contains("language"); l && !l->is_null()) {
+    if (!l->is_string()) return "execute: `language` must be \"javascript\" or \"ruby\"";
+    try {
+      call.language = sandbox::parse_language(std::string(l->get_string()));
+    } catch (const std::invalid_argument& e) {
+      return std::string("execute: ") + e.what();
+    }
+  }
+  for (const auto& [key, v] : arguments)
+    if (key != "code" && key != "timeout" && key != "language")
+      return "execute: unknown argument " + std::string(key);
+  return call;
+}
+
+// What a guest gets back from an upstream tool: its structured content, else
+// the JSON (or text) of a single text block, else the content blocks.
+std::optional<std::string> upstream_value(const json::object& result, std::string& error) {
+  const json::value* content = result.if_contains("content");
+  auto text_of = [&]() {
+    std::string text;
+    if (content && content->is_array()) {
+      for (const auto& block : content->get_array()) {
+        const json::object* b = block.if_object();
+        const json::value* t = b ? b->if_contains("text") : nullptr;
+        if (t && t->is_string()) text += (text.empty() ? "" : "\n") + std::string(t->get_string());
+      }
+    }
+    return text;
+  };
+  if (const json::value* e = result.if_contains("isError"); e && e->is_bool() && e->get_bool()) {
+    error = text_of();
+    if (error.empty()) error = "The upstream tool failed.";
+    return std::nullopt;
+  }
+  if (const json::value* s = result.if_contains("structuredContent"); s && !s->is_null())
+    return json::serialize(*s);
+  if (content && content->is_array() && content->get_array().size() == 1) {
+    const json::object* b = content->get_array()[0].if_object();
+    const json::value* t = b ? b->if_contains("text") : nullptr;
+    if (t && t->is_string()) {
+      json::value parsed = parse_or_null(t->get_string());
+      if (!parsed.is_null()) return json::serialize(parsed);
+      return json::serialize(*t);
+    }
+  }
+  return json::serialize(content ? *content : json::value(json::array{}));
+}
+
+}  // namespace
+
+void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<CallContext> context,
+                                ResultDone done) {
+  auto read = read_execute(arguments, options_);
+  if (auto* problem = std::get_if<std::string>(&read)) return done(refusal(std::move(*problem)));
+  ExecuteCall& call = std::get<ExecuteCall>(read);
+  auto scope = std::make_shared<RunScope>();
+  pool::Request request;
+  request.code = std::move(call.code);
+  request.limits = options_.run_limits;
+  request.limits.language = call.language;
+  // The worker binds "codemode." + each name; for Ruby only the ones it
+  // can spell, so that one unspellable upstream tool does not fail them all.
+  request.tools = call.language == sandbox::Language::ruby ? ruby_paths_ : callable_paths_;
+  request.limits.timeout = std::chrono::duration<double>(call.timeout);
+  request.dispatcher = [this, context, scope](const std::string& name, std::string args,
+                                              pool::ToolAnswer answer) {
+    context->progress("codemode." + name);
+    context->log(LogLevel::debug, "codemode." + name + "(" + args + ")");
+    dispatch(name, std::move(args), std::move(answer), scope);
+  };
+  std::uint64_t id = 0;
+  {
+    std::lock_guard lock(runs_mutex_);
+    id = ++next_run_;
+    runs_[id] = 0;
+  }
+  context->log(LogLevel::debug,
+               fmt::format("execute: run {} starts ({} ms)", id, call.timeout.count()));
+  const pool::Ticket ticket = pool_.submit(
+      std::move(request), [this, id, scope, context, done,
+                           started = std::chrono::steady_clock::now()](pool::Outcome outcome) {
+        // The pool's thread: deliver() keeps every exception here.
+        deliver(
+            done, [&] { return settle_execute(id, started, *scope, *context, outcome); },
+            fmt::format("execute: run {}", id));
+        std::lock_guard lock(runs_mutex_);
+        runs_.erase(id);
+        runs_done_.notify_all();
+      });
+  {
+    std::lock_guard lock(runs_mutex_);
+    if (auto it = runs_.find(id); it != runs_.end()) it->second = ticket;
+  }
+  context->on_cancel([this, ticket, scope] {
+    pool_.cancel(ticket);
+    scope->settle();
+  });
+}
+
+json::object Service::Impl::settle_execute(std::uint64_t id,
+                                           std::chrono::steady_clock::time_point started,
+                                           RunScope& scope, CallContext& context,
+                                           const pool::Outcome& outcome) {
+  scope.settle();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  executions_.counts[outcome.ok() ? 0 : 1 + static_cast<int>(outcome.failure().code)].fetch_add(1);
+  execution_micros_.fetch_add(static_cast<std::uint64_t>(ms * 1000));
+  context.log(outcome.ok() ? LogLevel::info : LogLevel::warn,
+              fmt::format("execute: run {} {} in {:.0f} ms", id,
+                          outcome.ok() ? std::string("succeeded")
+                                       : std::string(to_string(outcome.failure().code)),
+                          ms));
+  return execution_result(outcome, options_.result_budget);
+}
+
+bool RunScope::track(std::function<void()> stop) {
+  std::lock_guard lock(mutex);
+  if (settled) return false;
+  stops.push_back(std::move(stop));
+  return true;
+}
+
+void RunScope::settle() {
+  std::vector<std::function<void()>> running;
+  {
+    std::lock_guard lock(mutex);
+    settled = true;
+    running.swap(stops);
+  }
+  for (auto& stop : running) stop();
+}
+
+void Service::Impl::dispatch(const std::string& path, std::string args_json,
+                             pool::ToolAnswer answer, const std::shared_ptr<RunScope>& scope) {
+  const Callable* callable = nullptr;
+  for (const Callable& c : callables_)
+    if (c.path == path) callable = &c;
+  if (!callable) {
+    answer.reject("No function codemode." + path);
+    return;
+  }
+  try {  // the pool's thread: a thread that cannot start is this call's failure
+    if (callable->binding) {
+      process::CancelSource cancel;
+      if (!scope->track([cancel]() mutable { cancel.cancel(); })) {
+        answer.reject("Execution has already completed.");
+        return;
+      }
+      spawn_command(callable->binding, callable->operation, std::move(args_json), answer, cancel);
+    } else {
+      dispatch_upstream(*callable, std::move(args_json), answer, scope);
+    }
+  } catch (const std::exception& e) {
+    log(LogLevel::error, std::string("codemode.") + path + ": internal error: " + e.what());
+    answer.reject(std::string("internal: ") + e.what());
+  }
+}
+
+void Service::Impl::spawn_command(bind::Binding* binding, const std::string& operation,
+                                  std::string args_json, pool::ToolAnswer answer,
+                                  process::CancelSource cancel) {
+  tasks_.spawn([this, binding, op = operation, args = std::move(args_json), answer, cancel] {
+    process::RunOptions run;
+    run.cancel = cancel;
+    try {
+      Execution e = binding->call(op, args, run);
+      count(binding, std::nullopt);
+      answer.resolve(bind::output_view(e));
+    } catch (const Error& e) {
+      count(binding, e.code());
+      std::string message = fmt::format("{}: {}", to_string(e.code()), e.what());
+      if (e.code() == FailureCode::busy) message += held_slots(*binding);
+      if (e.retryable()) message += " (retryable)";
+      if (e.execution()) message += "\n" + bind::output_view(*e.execution());
+      answer.reject(std::move(message));
+    } catch (const std::exception& e) {
+      count(binding, FailureCode::internal);
+      answer.reject(std::string("internal: ") + e.what());
+    }
+  });
+}
+
+void Service::Impl::dispatch_upstream(const Callable& callable, std::string args_json,
+                                      pool::ToolAnswer answer,
+                                      const std::shared_ptr<RunScope>& scope) {
+  json::value input = parse_or_null(args_json);
+  if (input.is_null()) input = json::object{};
+  {  // a late call gets what the pool would answer
+    std::lock_guard lock(scope->mutex);
+    if (scope->settled) {
+      answer.reject("Execution has already completed.");
+      return;
+    }
+  }
+  // An answered call is not cancelled afterwards.
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  std::function<void()> stop = callable.upstream->call_tool(
+      callable.upstream_tool, std::move(input), options_.max_timeout,
+      [this, answer, answered](std::optional<json::object> result, std::string error) {
+        answered->store(true);
+        if (!result) {
+          answer.reject(error);
+          return;
+        }
+        try {  // the upstream's reader thread: nothing may leave it
+          std::string failure;
+          if (auto value = upstream_value(*result, failure)) {
+            answer.resolve(std::move(*value));
+          } else {
+            answer.reject(failure);
+          }
+        } catch (const std::exception& e) {
+          log(LogLevel::error, std::string("an upstream answer: internal error: ") + e.what());
+          answer.reject("internal: corral could not pass on the upstream tool's answer");
+        }
+      });
+  if (!scope->track([stop, answered] {
+        if (!answered->load()) stop();
+      }))
+    stop();
+}
+
+}  // namespace corral::mcp

@@ -1,0 +1,203 @@
+// The CallToolResult shapes and their cutting to the result budget.
+#include "mcp/results.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "mcp/budget.hpp"
+
+namespace corral::mcp {
+
+namespace {
+
+// The text block that says output bytes were replaced (core/utf8.hpp).
+constexpr const char* kReplacedNote =
+    "[the output held bytes that are not UTF-8: each ill-formed sequence reads U+FFFD]";
+
+bool replaced(const Execution& e) { return e.stdout_replaced() || e.stderr_replaced(); }
+
+json::object failure_json(const Failure& failure) {
+  return json::object{{"code", to_string(failure.code)},
+                      {"message", failure.message},
+                      {"retryable", failure.retryable()}};
+}
+
+// A command's output view (bind::output_view: stdout, stderr, exitCode,
+// truncated, replaced?) whose JSON fits in about `budget` bytes and still
+// follows bind::output_schema(): only the two strings are cut (between
+// characters, each cut marked), every other field stays, and `truncated`
+// becomes true when anything was cut. Sets `cut` then.
+json::object command_view(const Execution& execution, std::size_t budget, bool& cut) {
+  json::value parsed = parse_or_null(bind::output_view(execution));
+  if (!parsed.is_object())  // output_view always writes an object; a bug otherwise
+    throw std::logic_error("the command's output view did not read back as an object");
+  json::object view = std::move(parsed.as_object());
+  if (json::serialize(view).size() <= budget) return view;
+  const std::string out(view.at("stdout").as_string());
+  const std::string err(view.at("stderr").as_string());
+  json::object frame = view;
+  frame["stdout"] = "";
+  frame["stderr"] = "";
+  frame["truncated"] = true;
+  const std::size_t fixed = json::serialize(frame).size() - 4;  // less the two empty strings
+  const std::size_t room = budget > fixed ? budget - fixed : 0;
+  const std::size_t out_size = json::serialize(json::string_view(out)).size();
+  const std::size_t err_size = json::serialize(json::string_view(err)).size();
+  // Each string gets half the room; one that needs less leaves the rest to the other.
+  const std::size_t err_room =
+      std::min(err_size, std::max(room / 2, room - std::min(out_size, room)));
+  const std::size_t out_room = room - err_room;
+  view["stdout"] = cut_json_string(out, out_room, cut);
+  view["stderr"] = cut_json_string(err, err_room, cut);
+  view["truncated"] = true;
+  cut = true;
+  return view;
+}
+
+std::string budget_note(std::size_t budget) {
+  return fmt::format(
+      "[the output was cut to fit the result budget of {} bytes: stdout and stderr lost their "
+      "end, each cut is marked; `truncated` is true]",
+      budget);
+}
+
+// A failed run: the failure, then what its console held.
+json::object failed_run_result(const Failure& failure, std::size_t budget) {
+  json::array content;
+  bool cut = false;
+  content.push_back(text_block(json::serialize(failure_json(failure))));
+  if (failure.execution) {
+    const Execution& e = *failure.execution;
+    if (!e.stdout_text().empty())
+      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), budget / 2, cut)));
+    if (!e.stderr_text().empty())
+      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), budget / 2, cut)));
+    if (replaced(e)) content.push_back(text_block(kReplacedNote));
+  }
+  if (cut)
+    content.push_back(text_block(
+        fmt::format("[the output was cut to fit the result budget of {} bytes]", budget)));
+  return json::object{{"content", std::move(content)}, {"isError", true}};
+}
+
+json::object failed_command_result(const Failure& failure, std::size_t budget) {
+  json::array content;
+  json::object f = failure_json(failure);
+  if (failure.code == FailureCode::busy)
+    f["message"] = failure.message +
+                   " Every execution slot of this command is taken; retry "
+                   "after the running call ends.";
+  content.push_back(text_block(json::serialize(f)));
+  if (failure.execution) {
+    bool cut = false;
+    content.push_back(text_block(json::serialize(command_view(*failure.execution, budget, cut))));
+    if (replaced(*failure.execution)) content.push_back(text_block(kReplacedNote));
+    if (cut) content.push_back(text_block(budget_note(budget)));
+  }
+  return json::object{{"content", std::move(content)}, {"isError", true}};
+}
+
+}  // namespace
+
+json::object text_block(std::string text) {
+  return json::object{{"type", "text"}, {"text", std::move(text)}};
+}
+
+json::object failure_result(const Failure& failure) {
+  return json::object{{"content", json::array{text_block(json::serialize(failure_json(failure)))}},
+                      {"isError", true}};
+}
+
+json::object execution_result(const pool::Outcome& outcome, std::size_t budget) {
+  if (!outcome.ok()) return failed_run_result(outcome.failure(), budget);
+  const Execution& e = outcome.execution();
+  json::value value = parse_or_null(e.value());
+  std::string out = e.stdout_text();
+  std::string err = e.stderr_text();
+  bool cut = false;
+  const std::size_t value_size = json::serialize(value).size();
+  if (value_size + out.size() + err.size() > budget) {
+    out = cut_text(out, budget / 4, cut);
+    err = cut_text(err, budget / 4, cut);
+    Cut c = cut_to_budget(value, budget - out.size() - err.size());
+    cut = cut || c.cut;
+    value = std::move(c.value);
+  }
+  json::array content;
+  content.push_back(text_block(json::serialize(value)));
+  if (!out.empty()) content.push_back(text_block("stdout:\n" + out));
+  if (!err.empty()) content.push_back(text_block("stderr:\n" + err));
+  if (e.stdout_truncated() || e.stderr_truncated())
+    content.push_back(text_block("[console output past the run's output cap was dropped]"));
+  json::object structured{{"value", value}};
+  if (replaced(e)) {
+    structured["replaced"] = true;
+    content.push_back(text_block(kReplacedNote));
+  }
+  if (cut) {
+    structured["truncated"] = true;
+    content.push_back(text_block(fmt::format(
+        "[the result was cut to fit the result budget of {} bytes: arrays and objects lost their "
+        "tail, long strings their end; each cut is marked]",
+        budget)));
+  }
+  return json::object{{"content", std::move(content)},
+                      {"structuredContent", std::move(structured)}};
+}
+
+json::object command_result(const std::optional<Execution>& execution,
+                            const std::optional<Failure>& failure, std::size_t budget) {
+  if (failure) return failed_command_result(*failure, budget);
+  bool cut = false;
+  json::object v = command_view(*execution, budget, cut);
+  json::array content;
+  const json::value* out = v.if_contains("stdout");
+  const json::value* err = v.if_contains("stderr");
+  content.push_back(text_block(out && out->is_string() && !out->get_string().empty()
+                                   ? std::string(out->get_string())
+                                   : std::string("(no output; exit code 0)")));
+  if (err && err->is_string() && !err->get_string().empty())
+    content.push_back(text_block("stderr:\n" + std::string(err->get_string())));
+  if (replaced(*execution)) content.push_back(text_block(kReplacedNote));
+  if (cut) content.push_back(text_block(budget_note(budget)));
+  return json::object{{"content", std::move(content)}, {"structuredContent", std::move(v)}};
+}
+
+double seconds_since(process::Clock::time_point at) {
+  return std::chrono::duration<double>(process::Clock::now() - at).count();
+}
+
+std::string rfc3339(process::Clock::time_point at) {
+  const auto system =
+      std::chrono::system_clock::now() -
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(process::Clock::now() - at);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::seconds>(system));
+}
+
+std::string held_slots(const bind::Binding& binding) {
+  const process::Status status = binding.status();
+  std::string out;
+  for (std::size_t i = 0; i < status.slot_status.size(); ++i) {
+    const process::SlotStatus& slot = status.slot_status[i];
+    if (slot.state == process::SlotState::idle) continue;
+    out += fmt::format("{} slot {} is held: {}", out.empty() ? "" : ";", i,
+                       process::to_string(slot.state));
+    if (slot.pid > 0) out += fmt::format(", pid {}", slot.pid);
+    if (!slot.program.empty()) out += ", " + slot.program;
+    out += fmt::format(", since {} ({:.1f} s ago)", rfc3339(slot.since), seconds_since(slot.since));
+    if (slot.state == process::SlotState::cleanup_failed)
+      out += " (a unit not yet seen empty; corral re-checks it and frees the slot when it is)";
+  }
+  return out.empty() ? out : " The" + out + ".";
+}
+
+json::value parse_or_null(std::string_view text) {
+  boost::system::error_code ec;
+  json::value v = json::parse(json::string_view(text.data(), text.size()), ec);
+  return ec ? json::value(nullptr) : v;
+}
+
+}  // namespace corral::mcp
