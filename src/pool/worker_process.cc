@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +12,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
+
+#include "sandbox/guest_spawn.hpp"
 
 extern char** environ;
 
@@ -49,28 +50,10 @@ pid_t spawn_with(std::vector<std::string>& args, int socket_end, int stderr_end)
   std::vector<std::string> env = worker_environment();
   std::vector<char*> argv = pointers(args);
   std::vector<char*> envp = pointers(env);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, stderr_end, 2);
-  posix_spawn_file_actions_adddup2(&actions, socket_end, 3);
-  // Nothing else of ours reaches the worker, not even for the instant
-  // before its lockdown closes fds: an embedder's descriptors without
-  // CLOEXEC (Asio opens its sockets so) would otherwise be inherited.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 4);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigfillset(&defaults);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  const int rc = sandbox::spawn_guest_process(
+      pid, argv[0], argv.data(), envp.data(),
+      {{0, sandbox::kDevNullRead}, {1, sandbox::kDevNullWrite}, {2, stderr_end}, {3, socket_end}});
   if (rc != 0) throw failed("posix_spawn " + args[0], rc);
   return pid;
 }

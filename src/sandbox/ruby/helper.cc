@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "core/companion.hpp"
+#include "sandbox/guest_spawn.hpp"
 
 // The build tree and the install prefix this library was built for
 // (src/sandbox/ruby/CMakeLists.txt).
@@ -135,20 +135,6 @@ class Spawner {
 
   // posix_spawn: the helper holds only its socket (3) and the counters (4).
   static pid_t start(const Job& job, int& error) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_adddup2(&actions, job.socket_fd, 3);
-    posix_spawn_file_actions_adddup2(&actions, job.counters_fd, 4);
-    for (int fd = 0; fd < 3; ++fd) posix_spawn_file_actions_addclose(&actions, fd);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 5);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     const std::string parent = std::to_string(::getpid());
     std::vector<std::string> env = helper_environment();
     std::vector<char*> envp;
@@ -157,9 +143,8 @@ class Spawner {
     char* argv[] = {const_cast<char*>(kProgram), const_cast<char*>(kHelperProtocol),
                     const_cast<char*>(parent.c_str()), nullptr};
     pid_t pid = -1;
-    error = ::posix_spawn(&pid, job.path->c_str(), &actions, &attr, argv, envp.data());
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&actions);
+    error = spawn_guest_process(pid, job.path->c_str(), argv, envp.data(),
+                                {{3, job.socket_fd}, {4, job.counters_fd}});
     return error == 0 ? pid : -1;
   }
 
