@@ -9,7 +9,7 @@
 
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
-#include "sandbox/ruby/engine_ruby.hpp"
+#include "sandbox/hosted.hpp"
 
 namespace corral::sandbox {
 namespace {
@@ -63,11 +63,9 @@ BENCHMARK_CAPTURE(BM_FreshSandboxEval, javascript, Language::javascript)
 // The interpreter alone: Ruby run inline (no helper, no IPC), as a pooled
 // worker runs it.
 void BM_TrivialEvalInline(benchmark::State& state) {
-  set_ruby_inline(true);
-  Sandbox sandbox(options_for(Language::ruby));
-  set_ruby_inline(false);
-  sandbox.eval(kTrivial);
-  for (auto _ : state) benchmark::DoNotOptimize(sandbox.eval(kTrivial));
+  std::unique_ptr<Sandbox> sandbox = Hosted::make(options_for(Language::ruby), Hosting{false, {}});
+  sandbox->eval(kTrivial);
+  for (auto _ : state) benchmark::DoNotOptimize(sandbox->eval(kTrivial));
 }
 BENCHMARK(BM_TrivialEvalInline)->Unit(benchmark::kMicrosecond);
 

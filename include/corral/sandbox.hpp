@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "corral/execution.hpp"
 #include "corral/failure.hpp"
@@ -130,6 +131,8 @@ using SyncTool = std::function<std::string(std::string_view args_json)>;
 // from any thread. The guest's call returns a promise.
 using AsyncTool = std::function<void(std::string args_json, ToolReply reply)>;
 
+struct Hosted;
+
 // Sandbox: see the file comment.
 class Sandbox {
  public:
@@ -181,16 +184,6 @@ class Sandbox {
   // Stops the run in progress, if any, with `cancelled`. Any thread.
   void cancel();
 
-  // Like cancel(), and when no run has reached the point where cancel()
-  // can stop it (one is being started on another thread, or none is), the
-  // next run is cancelled as it starts (a run forgets, as it ends, one that
-  // came while it ran). For a caller that cannot know whether the run it
-  // means has got that far (a pool's worker); it calls
-  // clear_pending_cancel() once that run has returned, so that a cancel
-  // that came just after does not stop the run after it.
-  void cancel_including_next();
-  void clear_pending_cancel();
-
   // True when the most recent run ended in a trap (timeout, memory_limit,
   // cancelled). Pools discard such sandboxes.
   bool last_run_trapped() const noexcept;
@@ -200,8 +193,18 @@ class Sandbox {
   class Impl;
 
  private:
+  friend struct Hosted;  // a pooled worker's Sandboxes (src/sandbox/hosted.hpp)
+  explicit Sandbox(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Throws std::invalid_argument when Sandbox::bind would refuse `path` on a
+// Sandbox of `language` that has `bound` bound already: for JavaScript a
+// dotted path of identifiers that shadows no global; for Ruby constants and
+// a method (docs/ruby.md). Neither may equal, contain or be contained by a
+// bound path.
+void check_tool_path(Language language, std::string_view path,
+                     const std::vector<std::string>& bound);
 
 // Pool: a fixed set of sandboxes for multi-threaded embedders.
 //

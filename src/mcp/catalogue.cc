@@ -7,10 +7,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "corral/sandbox.hpp"
 #include "mcp/results.hpp"
 #include "mcp/service.hpp"
 #include "mcp/typescript.hpp"
-#include "sandbox/ruby/engine_ruby.hpp"
 
 namespace corral::mcp {
 
@@ -224,7 +224,7 @@ void Service::Impl::declare_callables() {
   for (const Callable& c : callables_) {
     callable_paths_.push_back(c.path);
     try {
-      sandbox::check_ruby_tool_path("codemode." + c.path, ruby_bound);
+      sandbox::check_tool_path(Language::ruby, "codemode." + c.path, ruby_bound);
       ruby_bound.push_back("codemode." + c.path);
       ruby_paths_.push_back(c.path);
     } catch (const std::invalid_argument&) {

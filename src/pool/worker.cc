@@ -24,7 +24,7 @@
 #include "pool/frames.hpp"
 #include "pool/lockdown.hpp"
 #include "sandbox/engine.hpp"
-#include "sandbox/ruby/engine_ruby.hpp"
+#include "sandbox/hosted.hpp"
 
 namespace corral::pool {
 namespace {
@@ -133,7 +133,7 @@ class Worker {
       if (auto it = active_.find(*id); it != active_.end()) {
         // The runner may not have reached the sandbox's run yet: a plain
         // cancel() would then be lost and the run go on to its timeout.
-        it->second->cancel_including_next();
+        sandbox::Hosted::cancel_including_next(*it->second);
       } else {
         // The run has not reached its sandbox yet (still queued for a
         // runner, or its sandbox is being built): it starts cancelled.
@@ -245,16 +245,6 @@ class Worker {
       active_[job.id] = cached.sandbox.get();
     }
     bool reusable = true;
-    // A Ruby guest that outlives its deadline or a cancel cannot be
-    // interrupted: report the run and end this worker (the pool replaces it).
-    sandbox::set_ruby_stuck_handler([this, id = job.id](const Failure& failure) {
-      send(json::object{{"t", "done"},
-                        {"id", id},
-                        {"failure", core::failure_to_object(failure)},
-                        {"ending", true}});
-      std::fflush(stderr);
-      ::_exit(0);
-    });
     try {
       Execution execution =
           job.eval ? cached.sandbox->eval(job.code) : cached.sandbox->execute(job.code);
@@ -266,16 +256,33 @@ class Worker {
       done["failure"] = core::failure_to_object(Failure{FailureCode::internal, e.what(), nullptr});
       reusable = false;
     }
-    sandbox::set_ruby_stuck_handler(nullptr);
     {
       std::lock_guard lock(mutex_);
       active_.erase(job.id);
       // A cancel for this run that came after it ended must not stop the next.
-      cached.sandbox->clear_pending_cancel();
+      sandbox::Hosted::clear_pending_cancel(*cached.sandbox);
       std::erase_if(calls_, [&](const auto& entry) { return entry.first.first == job.id; });
     }
     if (reusable) checkin(job.key, std::move(cached));
     return done;
+  }
+
+  // A locked-down worker cannot fork a Ruby helper: Ruby guests run on the
+  // run's thread, and the pool's kill at timeout + grace is their deadline.
+  // One that outlives its deadline or a cancel cannot be interrupted: report
+  // the run and end this worker (the pool replaces it).
+  sandbox::Hosting hosting(std::shared_ptr<CurrentRun> current) {
+    sandbox::Hosting hosting;
+    hosting.may_spawn = false;
+    hosting.on_stuck = [this, current = std::move(current)](const Failure& failure) {
+      send(json::object{{"t", "done"},
+                        {"id", current->id.load()},
+                        {"failure", core::failure_to_object(failure)},
+                        {"ending", true}});
+      std::fflush(stderr);
+      ::_exit(0);
+    };
+    return hosting;
   }
 
   CachedSandbox checkout(const RunJob& job) {
@@ -291,7 +298,7 @@ class Worker {
     }
     CachedSandbox cached;
     cached.current = std::make_shared<CurrentRun>();
-    cached.sandbox = std::make_unique<sandbox::Sandbox>(job.limits);
+    cached.sandbox = sandbox::Hosted::make(job.limits, hosting(cached.current));
     for (const std::string& name : job.tools) {
       cached.sandbox->bind_async("codemode." + name, [this, current = cached.current, name](
                                                          std::string args,
@@ -354,9 +361,6 @@ class Worker {
 int run_worker(const WorkerSettings& settings) {
   Protections protections;
   if (settings.harden) enter_namespaces(protections);
-  // A locked-down worker cannot fork a Ruby helper: Ruby guests run on the
-  // run's thread, and the pool's kill at timeout + grace is their deadline.
-  sandbox::set_ruby_inline(true);
   sandbox::set_out_of_memory_exit(kOutOfMemoryExit);
   // The same for C++ allocations (corral's, and V8's own `new`) refused at
   // the ceiling: an exception there would end in terminate() and look like
@@ -403,8 +407,7 @@ int run_worker(const WorkerSettings& settings) {
     // mruby's Time reads the time zone once; do it before the lockdown.
     sandbox::Options ruby;
     ruby.language = sandbox::Language::ruby;
-    sandbox::Sandbox warm_ruby(ruby);
-    warm_ruby.eval("Time.at(0).to_s");
+    sandbox::Hosted::make(ruby, sandbox::Hosting{false, {}})->eval("Time.at(0).to_s");
   }
 
   if (settings.harden) {

@@ -13,71 +13,13 @@
 #include "core/json.hpp"
 #include "sandbox/engine.hpp"
 
+#include "sandbox/hosted.hpp"
 #include "sandbox/identifier.hpp"
 #include "sandbox/ruby/engine_ruby.hpp"
+#include "sandbox/tool_paths.hpp"
 
 namespace corral::sandbox {
 namespace {
-
-// Globals of every context: a tool may not shadow them.
-constexpr std::array<std::string_view, 58> kReservedGlobals = {"globalThis",
-                                                               "console",
-                                                               "Object",
-                                                               "Function",
-                                                               "Array",
-                                                               "Number",
-                                                               "parseFloat",
-                                                               "parseInt",
-                                                               "Infinity",
-                                                               "NaN",
-                                                               "undefined",
-                                                               "Boolean",
-                                                               "String",
-                                                               "Symbol",
-                                                               "Date",
-                                                               "Promise",
-                                                               "RegExp",
-                                                               "Error",
-                                                               "AggregateError",
-                                                               "EvalError",
-                                                               "RangeError",
-                                                               "ReferenceError",
-                                                               "SyntaxError",
-                                                               "TypeError",
-                                                               "URIError",
-                                                               "JSON",
-                                                               "Math",
-                                                               "Intl",
-                                                               "ArrayBuffer",
-                                                               "Uint8Array",
-                                                               "Int8Array",
-                                                               "Uint16Array",
-                                                               "Int16Array",
-                                                               "Uint32Array",
-                                                               "Int32Array",
-                                                               "Float32Array",
-                                                               "Float64Array",
-                                                               "Uint8ClampedArray",
-                                                               "BigUint64Array",
-                                                               "BigInt64Array",
-                                                               "DataView",
-                                                               "Map",
-                                                               "BigInt",
-                                                               "Set",
-                                                               "WeakMap",
-                                                               "WeakSet",
-                                                               "Proxy",
-                                                               "Reflect",
-                                                               "FinalizationRegistry",
-                                                               "WeakRef",
-                                                               "decodeURI",
-                                                               "decodeURIComponent",
-                                                               "encodeURI",
-                                                               "encodeURIComponent",
-                                                               "escape",
-                                                               "unescape",
-                                                               "eval",
-                                                               "isFinite"};
 
 // Longer durations overflow the engines' clocks (steady_clock counts
 // nanoseconds in 64 bits: 292 years); a year is past any real run.
@@ -98,14 +40,6 @@ void check_cap(const std::optional<std::uint64_t>& cap, const char* name) {
   if (cap && *cap == 0) {
     throw std::invalid_argument(std::string(name) + " must be greater than zero (or none)");
   }
-}
-
-// True when `a` equals `b` or one is an ancestor of the other on a '.'.
-bool paths_overlap(std::string_view a, std::string_view b) {
-  if (a == b) return true;
-  const auto& shorter = a.size() < b.size() ? a : b;
-  const auto& longer = a.size() < b.size() ? b : a;
-  return longer.substr(0, shorter.size()) == shorter && longer[shorter.size()] == '.';
 }
 
 }  // namespace
@@ -158,48 +92,19 @@ bool ToolReply::reject(std::string message) const {
 
 class Sandbox::Impl {
  public:
-  explicit Impl(Options options) : options_(std::move(options)) {
+  Impl(Options options, const Hosting& hosting) : options_(std::move(options)) {
     validate(options_);
-    engine_ =
-        options_.language == Language::ruby ? make_ruby_engine(options_) : make_v8_engine(options_);
+    engine_ = options_.language == Language::ruby ? make_ruby_engine(options_, hosting)
+                                                  : make_v8_engine(options_);
   }
 
   void add_tool(std::string path, SyncTool sync, AsyncTool async) {
     std::lock_guard lock(turn_mutex_);
     if (sealed_) throw std::invalid_argument("bind: tools cannot be bound after the first run");
     if (!sync && !async) throw std::invalid_argument("bind: " + path + " has no function");
-    if (options_.language == Language::ruby) {
-      // Ruby paths are constants and a method (docs/ruby.md).
-      std::vector<std::string> bound;
-      for (const ToolEntry& tool : registry_->tools) bound.push_back(tool.path);
-      check_ruby_tool_path(path, bound);
-      registry_->tools.push_back(ToolEntry{std::move(path), std::move(sync), std::move(async)});
-      return;
-    }
-    std::string_view rest = path;
-    bool first = true;
-    while (true) {
-      const std::size_t dot = rest.find('.');
-      const std::string_view segment = rest.substr(0, dot);
-      if (!is_identifier(segment)) {
-        throw std::invalid_argument("bind: \"" + path +
-                                    "\" is not a dotted path of JavaScript identifiers");
-      }
-      if (first && std::find(kReservedGlobals.begin(), kReservedGlobals.end(), segment) !=
-                       kReservedGlobals.end()) {
-        throw std::invalid_argument("bind: \"" + path + "\" would shadow the JavaScript global " +
-                                    std::string(segment));
-      }
-      first = false;
-      if (dot == std::string_view::npos) break;
-      rest.remove_prefix(dot + 1);
-    }
-    for (const ToolEntry& tool : registry_->tools) {
-      if (paths_overlap(tool.path, path)) {
-        throw std::invalid_argument("bind: \"" + path + "\" collides with the bound path \"" +
-                                    tool.path + "\"");
-      }
-    }
+    std::vector<std::string> bound;
+    for (const ToolEntry& tool : registry_->tools) bound.push_back(tool.path);
+    check_tool_path(options_.language, path, bound);
     registry_->tools.push_back(ToolEntry{std::move(path), std::move(sync), std::move(async)});
   }
 
@@ -326,7 +231,8 @@ class Sandbox::Impl {
   std::shared_ptr<Registry> registry_ = std::make_shared<Registry>();
 };
 
-Sandbox::Sandbox(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Sandbox::Sandbox(Options options) : impl_(std::make_unique<Impl>(std::move(options), Hosting{})) {}
+Sandbox::Sandbox(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Sandbox::~Sandbox() = default;
 
 Sandbox& Sandbox::bind(std::string path, SyncTool tool) {
@@ -374,10 +280,15 @@ Execution Sandbox::run(std::string_view entrypoint, std::string_view args_json) 
 }
 
 void Sandbox::cancel() { impl_->cancel(); }
-void Sandbox::cancel_including_next() { impl_->cancel_including_next(); }
-void Sandbox::clear_pending_cancel() { impl_->clear_pending_cancel(); }
 bool Sandbox::last_run_trapped() const noexcept { return impl_->last_run_trapped(); }
 const Options& Sandbox::options() const noexcept { return impl_->options(); }
+
+std::unique_ptr<Sandbox> Hosted::make(Options options, Hosting hosting) {
+  return std::unique_ptr<Sandbox>(
+      new Sandbox(std::make_unique<Sandbox::Impl>(std::move(options), hosting)));
+}
+void Hosted::cancel_including_next(Sandbox& sandbox) { sandbox.impl_->cancel_including_next(); }
+void Hosted::clear_pending_cancel(Sandbox& sandbox) { sandbox.impl_->clear_pending_cancel(); }
 
 std::string format_seconds(double seconds) {
   char buf[32];

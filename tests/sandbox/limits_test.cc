@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "sandbox/hosted.hpp"
 #include "sandbox_test_util.hpp"
 
 namespace corral::sandbox {
@@ -109,17 +110,17 @@ TEST(SandboxCancel, CancelFromAnotherThreadEndsTheRunAsCancelled) {
 
 // A cancel that comes before the run could take it (a worker's runner is
 // still on its way to the sandbox) stops the next run as it starts, instead
-// of being lost; clear_pending_cancel() forgets it.
+// of being lost; clear_pending_cancel() forgets it (sandbox/hosted.hpp).
 TEST(SandboxCancel, CancelIncludingNextStopsARunThatHadNotStartedYet) {
   Sandbox sandbox(quick(30));
   sandbox.cancel();  // the plain form is lost between runs
   EXPECT_EQ(sandbox.eval("1 + 1").value(), "2");
-  sandbox.cancel_including_next();
+  Hosted::cancel_including_next(sandbox);
   auto ended = eval_in(sandbox, "while (true) {}");
   expect_code(ended, FailureCode::cancelled);
   EXPECT_EQ(sandbox.eval("2 + 2").value(), "4");  // taken once
-  sandbox.cancel_including_next();
-  sandbox.clear_pending_cancel();
+  Hosted::cancel_including_next(sandbox);
+  Hosted::clear_pending_cancel(sandbox);
   EXPECT_EQ(sandbox.eval("3 + 3").value(), "6");
 }
 

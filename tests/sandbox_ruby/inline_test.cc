@@ -3,25 +3,21 @@
 #include <mutex>
 #include <optional>
 
+#include "sandbox/hosted.hpp"
 #include "sandbox_ruby/test_util.hpp"
 
 namespace corral::sandbox::testing {
 namespace {
 
-// Engines created while this lives run inline.
-struct InlineScope {
-  InlineScope() { set_ruby_inline(true); }
-  ~InlineScope() { set_ruby_inline(false); }
-};
+// A Ruby Sandbox whose guests run inline, as a pooled worker makes them.
+std::unique_ptr<Sandbox> inline_sandbox(const Options& options, StuckRun on_stuck = {}) {
+  return Hosted::make(with_ruby(options), Hosting{false, std::move(on_stuck)});
+}
 
 TEST(RubyInline, RunsToolsSnippetsAndLimitsWithoutAHelper) {
   Options options = ruby_options();
   options.memory_limit = std::uint64_t{8} << 20;
-  std::unique_ptr<RubySandbox> sandbox;
-  {
-    InlineScope scope;
-    sandbox = std::make_unique<RubySandbox>(options);
-  }
+  std::unique_ptr<Sandbox> sandbox = inline_sandbox(options);
   sandbox->bind("KV.get", [](std::string_view args) { return std::string(args); });
   sandbox->preload("Lib", "def twice(x) = x * 2");
   Execution e = sandbox->eval("puts 'hi'; twice(KV.get(21))");
@@ -39,12 +35,8 @@ TEST(RubyInline, RunsToolsSnippetsAndLimitsWithoutAHelper) {
 TEST(RubyInline, ACancelBeforeTheRunStartsRunsNoRuby) {
   Options options = ruby_options();
   options.timeout = std::nullopt;
-  std::unique_ptr<RubySandbox> sandbox;
-  {
-    InlineScope scope;
-    sandbox = std::make_unique<RubySandbox>(options);
-  }
-  sandbox->cancel_including_next();
+  std::unique_ptr<Sandbox> sandbox = inline_sandbox(options);
+  Hosted::cancel_including_next(*sandbox);
   auto caught =
       expect_failure(FailureCode::cancelled, [&] { sandbox->eval("puts 'ran'; loop {}"); });
   EXPECT_EQ(caught.execution->stdout_text(), "");
@@ -54,11 +46,7 @@ TEST(RubyInline, ACancelBeforeTheRunStartsRunsNoRuby) {
 TEST(RubyInline, AnAsyncToolWaitEndsAtTheDeadline) {
   Options options = ruby_options();
   options.timeout = std::chrono::milliseconds(200);
-  std::unique_ptr<RubySandbox> sandbox;
-  {
-    InlineScope scope;
-    sandbox = std::make_unique<RubySandbox>(options);
-  }
+  std::unique_ptr<Sandbox> sandbox = inline_sandbox(options);
   std::vector<ToolReply> replies;
   sandbox->bind_async("Slow.never",
                       [&](std::string, ToolReply reply) { replies.push_back(reply); });
@@ -77,15 +65,10 @@ namespace {
 TEST(RubyInline, ADeadlineInRubyCodeIsHandedToTheStuckHandler) {
   Options options = ruby_options();
   options.timeout = std::chrono::milliseconds(100);
-  std::unique_ptr<RubySandbox> sandbox;
-  {
-    InlineScope scope;
-    sandbox = std::make_unique<RubySandbox>(options);
-  }
   std::mutex mutex;
   std::condition_variable reported;
   std::optional<Failure> stuck;
-  set_ruby_stuck_handler([&](const Failure& failure) {
+  std::unique_ptr<Sandbox> sandbox = inline_sandbox(options, [&](const Failure& failure) {
     std::lock_guard lock(mutex);
     stuck = failure;
     reported.notify_all();
@@ -98,7 +81,6 @@ TEST(RubyInline, ADeadlineInRubyCodeIsHandedToTheStuckHandler) {
   // Busy in Ruby past the deadline, then it waits (in a tool) for the report.
   EXPECT_THROW(sandbox->eval("puts 'busy'; t = 0; 3_000_000.times { t += 1 }; Sig.wait; t"),
                TimeoutError);
-  set_ruby_stuck_handler(nullptr);
   ASSERT_TRUE(stuck.has_value());
   EXPECT_EQ(stuck->code, FailureCode::timeout);
   ASSERT_TRUE(stuck->execution);

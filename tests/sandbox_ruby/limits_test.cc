@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "sandbox/hosted.hpp"
 #include "sandbox_ruby/test_util.hpp"
 
 namespace corral::sandbox::testing {
@@ -63,11 +64,11 @@ TEST(RubyTimeout, CancelIncludingNextStopsARunThatHadNotStartedYet) {
   Options options = ruby_options();
   options.timeout = std::nullopt;
   RubySandbox sandbox(options);
-  sandbox.cancel_including_next();
+  Hosted::cancel_including_next(sandbox);
   expect_failure(FailureCode::cancelled, [&] { sandbox.eval("loop {}"); });
   EXPECT_EQ(sandbox.eval(":after").value(), "\"after\"");
-  sandbox.cancel_including_next();
-  sandbox.clear_pending_cancel();
+  Hosted::cancel_including_next(sandbox);
+  Hosted::clear_pending_cancel(sandbox);
   EXPECT_EQ(sandbox.eval("1 + 2").value(), "3");
 }
 

@@ -24,9 +24,6 @@
 namespace corral::sandbox {
 namespace {
 
-std::atomic<bool> g_inline{false};
-thread_local StuckRun t_stuck_handler;
-
 using Clock = std::chrono::steady_clock;
 using ruby::kNoFailure;
 using ruby::kNone;
@@ -524,7 +521,8 @@ const ruby::Counters& HelperEngine::end_helper(HelperRun& run, ruby::Counters& c
 
 class InlineEngine : public Engine, private ruby::GuestHost {
  public:
-  explicit InlineEngine(const Options& options) : options_(options) {}
+  InlineEngine(const Options& options, StuckRun on_stuck)
+      : options_(options), stuck_(std::move(on_stuck)) {}
 
   void cancel() override {
     bool waiting_for_tool = false;
@@ -542,7 +540,6 @@ class InlineEngine : public Engine, private ruby::GuestHost {
   RunOutcome run(const RunRequest& request, const Registry& registry) override {
     RunOutcome outcome;
     registry_ = &registry;
-    stuck_ = t_stuck_handler;
     stuck_reported_ = false;
     entry_ = request.entry;
     deadline_.reset();
@@ -666,14 +663,10 @@ class InlineEngine : public Engine, private ruby::GuestHost {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_ruby_engine(const Options& options) {
-  if (g_inline.load()) return std::make_unique<InlineEngine>(options);
+std::unique_ptr<Engine> make_ruby_engine(const Options& options, const Hosting& hosting) {
+  if (!hosting.may_spawn) return std::make_unique<InlineEngine>(options, hosting.on_stuck);
   return std::make_unique<HelperEngine>(options);
 }
-
-void set_ruby_inline(bool inline_runs) noexcept { g_inline.store(inline_runs); }
-
-void set_ruby_stuck_handler(StuckRun handler) { t_stuck_handler = std::move(handler); }
 
 std::string ruby_tool_path(std::string_view path) {
   std::vector<std::string> segments;
@@ -815,10 +808,7 @@ void check_ruby_tool_path(std::string_view path, const std::vector<std::string>&
     } catch (const std::invalid_argument&) {
       continue;
     }
-    const std::string& shorter = other.size() < ruby.size() ? other : ruby;
-    const std::string& longer = other.size() < ruby.size() ? ruby : other;
-    if (shorter == longer ||
-        (longer.compare(0, shorter.size(), shorter) == 0 && longer[shorter.size()] == '.')) {
+    if (paths_overlap(other, ruby)) {
       throw std::invalid_argument("bind: \"" + std::string(path) +
                                   "\" collides with the bound path \"" + other_path + "\"");
     }

@@ -1,13 +1,10 @@
 // src/sandbox/ruby/engine_ruby.hpp: the Engine that runs Ruby guests (mruby).
 //
-// By default each Ruby engine owns a helper process (helper.hpp) and every
-// run executes there, so a run that passes its timeout, or is cancelled, is
-// ended by killing the helper, which is replaced on the next run. A process
-// that cannot fork (a locked-down pool worker) switches the whole process to
-// inline runs with set_ruby_inline(true): guests then run on the caller's
-// thread and only a timeout during a tool wait can be enforced from inside;
-// the process itself must be the bound (the pool kills a worker that misses
-// its deadline).
+// Each Ruby engine owns a helper process (helper.hpp) and every run
+// executes there, so a run that passes its timeout, or is cancelled, is
+// ended by killing the helper, which is replaced on the next run. In a
+// process that cannot start one (Hosting::may_spawn false: a locked-down
+// pool worker) guests run inline, on the caller's thread (hosted.hpp).
 #pragma once
 
 #include <functional>
@@ -18,25 +15,14 @@
 
 #include "corral/sandbox.hpp"
 #include "sandbox/engine.hpp"
+#include "sandbox/hosted.hpp"
+#include "sandbox/tool_paths.hpp"
 
 namespace corral::sandbox {
 
-// Creates the Ruby engine. Spawns nothing until the first run.
-std::unique_ptr<Engine> make_ruby_engine(const Options& options);
-
-// Makes engines created from now on run Ruby guests inline (see above).
-void set_ruby_inline(bool inline_runs) noexcept;
-
-// StuckRun: what an inline Ruby run calls, from another thread, when its
-// deadline passes or it is cancelled while the guest is still running Ruby
-// (mruby cannot be interrupted). `failure` is the run's timeout or
-// cancelled failure with the output and usage so far. The handler must end
-// the run itself; a pooled worker reports it and exits. Without a handler
-// the run goes on until the guest returns.
-using StuckRun = std::function<void(const Failure& failure)>;
-// Sets the handler for inline runs started on the calling thread from now
-// on; an empty function removes it.
-void set_ruby_stuck_handler(StuckRun handler);
+// Creates the Ruby engine, helper or inline as `hosting` says. Spawns
+// nothing until the first run.
+std::unique_ptr<Engine> make_ruby_engine(const Options& options, const Hosting& hosting);
 
 // The Ruby form of a bound tool path: every segment but the last is a
 // constant (its first letter upper-cased), the last is the method.
@@ -46,11 +32,9 @@ void set_ruby_stuck_handler(StuckRun handler);
 // segment that is not an ASCII identifier.
 std::string ruby_tool_path(std::string_view path);
 
-// Checks a path Sandbox::bind is given for a Ruby sandbox against the paths
-// already bound: a Ruby tool path (above) whose first constant is not one
-// Ruby or corral defines (String, Math, Kernel, Corral, ...) and that is not
-// bound already (in either spelling). Throws std::invalid_argument naming
-// the problem.
-void check_ruby_tool_path(std::string_view path, const std::vector<std::string>& bound);
+// check_ruby_tool_path (tool_paths.hpp): Sandbox::bind's rule for a Ruby
+// sandbox: a Ruby tool path (above) whose first constant is not one Ruby or
+// corral defines (String, Math, Kernel, Corral, ...) and that is not bound
+// already (in either spelling).
 
 }  // namespace corral::sandbox
