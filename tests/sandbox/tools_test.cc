@@ -167,6 +167,23 @@ TEST(Tools, B08_PathsAreDottedIdentifiers) {
   EXPECT_EQ(sandbox.eval("[search(1), deep.er.still.tool(2)]").value(), "[1,2]");
 }
 
+// check_tool_path says beforehand what bind would refuse, in each language.
+TEST(Tools, CheckToolPathAppliesEachLanguagesRule) {
+  const std::vector<std::string> bound{"kv.get"};
+  EXPECT_NO_THROW(check_tool_path(Language::javascript, "kv.set", bound));
+  EXPECT_THROW(check_tool_path(Language::javascript, "kv", bound), std::invalid_argument);
+  EXPECT_THROW(check_tool_path(Language::javascript, "console.x", {}), std::invalid_argument);
+  EXPECT_NO_THROW(check_tool_path(Language::javascript, "search", {}));
+  // Ruby needs a constant and a method, and reads kv.get and KV.get alike.
+  EXPECT_THROW(check_tool_path(Language::ruby, "search", {}), std::invalid_argument);
+  EXPECT_THROW(check_tool_path(Language::ruby, "Kv.get", bound), std::invalid_argument);
+  EXPECT_THROW(check_tool_path(Language::ruby, "Math.evil", {}), std::invalid_argument);
+  EXPECT_NO_THROW(check_tool_path(Language::ruby, "kv.set", bound));
+  Sandbox sandbox(quick());
+  sandbox.bind("kv.get", echo);
+  EXPECT_THROW(sandbox.bind("kv", echo), std::invalid_argument);
+}
+
 TEST(Tools, B09_SharedPrefixIsOneNamespaceAndSandboxesAreIsolated) {
   Sandbox a(quick());
   Sandbox b(quick());
