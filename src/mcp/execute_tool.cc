@@ -61,7 +61,9 @@ std::optional<std::string> upstream_value(const json::object& result, std::strin
       for (const auto& block : content->get_array()) {
         const json::object* b = block.if_object();
         const json::value* t = b ? b->if_contains("text") : nullptr;
-        if (t && t->is_string()) text += (text.empty() ? "" : "\n") + std::string(t->get_string());
+        if (!t || !t->is_string()) continue;
+        if (!text.empty()) text += '\n';
+        text.append(t->get_string().data(), t->get_string().size());
       }
     }
     return text;

@@ -81,7 +81,10 @@ bool paths_overlap(std::string_view a, std::string_view b) {
 }
 
 void check_javascript_tool_path(std::string_view path, const std::vector<std::string>& bound) {
-  const std::string quoted = "\"" + std::string(path) + "\"";
+  // Appended, not concatenated: GCC 12 at -O3 warns (-Wrestrict) on a
+  // literal + string + literal chain here.
+  std::string quoted(1, '"');
+  quoted.append(path).push_back('"');
   std::string_view rest = path;
   bool first = true;
   while (true) {
