@@ -44,24 +44,20 @@ std::string uptime(double seconds) {
   return std::to_string(sec) + "s";
 }
 
-}  // namespace
-
-void print_protections(const json::object& protections) {
-  std::printf("Worker protections on this machine:\n");
-  for (const auto& [key, name] : kProtections) {
-    const json::value* active = protections.if_contains(key);
-    std::printf("  %-22s %s\n", name,
-                active && active->is_bool() && active->get_bool() ? "active" : "not available");
-  }
-  if (const json::value* notes = protections.if_contains("notes"); notes && notes->is_array()) {
-    for (const json::value& note : notes->get_array()) {
-      if (note.is_string()) std::printf("  note: %s\n", note.get_string().c_str());
-    }
-  }
+// The string at `key`, or empty.
+std::string text_of(const json::object& o, const char* key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-std::vector<std::string> describe_status(const json::object& status) {
-  std::vector<std::string> lines;
+// "5m 3s ago" from `since_seconds`, or "?".
+std::string ago(const json::object& o) {
+  const json::value* v = o.if_contains("since_seconds");
+  return v && v->is_number() ? uptime(v->to_number<double>()) + " ago" : std::string("?");
+}
+
+// "corral serve on ADDRESS: accepting, up 3h 2m".
+std::string serve_line(const json::object& status) {
   const bool accepting = status.at("accepting").as_bool();
   const bool draining = status.at("draining").as_bool();
   const std::string state = accepting  ? "accepting"
@@ -70,9 +66,12 @@ std::vector<std::string> describe_status(const json::object& status) {
   double up = 0;
   if (const json::value* u = status.if_contains("uptime_seconds"); u && u->is_number())
     up = u->to_number<double>();
-  lines.push_back("corral serve on " + std::string(status.at("address").as_string()) + ": " +
-                  state + ", up " + uptime(up));
+  return "corral serve on " + std::string(status.at("address").as_string()) + ": " + state +
+         ", up " + uptime(up);
+}
 
+// Workers, executions, the queue and tool calls: one line each.
+void add_activity_lines(const json::object& status, std::vector<std::string>& lines) {
   const json::object& workers = status.at("workers").as_object();
   std::string line = "  workers      " + std::to_string(count(workers.at("live"))) + " live, " +
                      std::to_string(count(workers.at("started"))) + " started";
@@ -92,8 +91,10 @@ std::vector<std::string> describe_status(const json::object& status) {
     line += "; refused: " + refused;
   lines.push_back(std::move(line));
   lines.push_back("  tool calls   " + std::to_string(count(status.at("tool_calls"))));
+}
 
-  const json::object& protections = status.at("protections").as_object();
+// How many worker protections are active, those that are not, and the notes.
+void add_protection_lines(const json::object& protections, std::vector<std::string>& lines) {
   std::string missing;
   std::size_t active = 0;
   for (const auto& [key, name] : kProtections) {
@@ -104,8 +105,8 @@ std::vector<std::string> describe_status(const json::object& status) {
       missing += (missing.empty() ? "" : ", ") + std::string(name);
     }
   }
-  line = "  protections  " + std::to_string(active) + " of " +
-         std::to_string(std::size(kProtections)) + " active";
+  std::string line = "  protections  " + std::to_string(active) + " of " +
+                     std::to_string(std::size(kProtections)) + " active";
   if (!missing.empty()) line += "; not available: " + missing;
   lines.push_back(std::move(line));
   if (const json::value* notes = protections.if_contains("notes"); notes && notes->is_array()) {
@@ -113,79 +114,106 @@ std::vector<std::string> describe_status(const json::object& status) {
       if (note.is_string())
         lines.push_back("               note: " + std::string(note.get_string()));
   }
+}
 
+std::string containment_line(const json::object& status) {
   std::string units;
   if (const json::value* c = status.if_contains("containment"); c && c->is_array()) {
     for (const json::value& unit : c->get_array())
       if (unit.is_string()) units += (units.empty() ? "" : ", ") + std::string(unit.get_string());
   }
-  lines.push_back("  containment  " + (units.empty() ? std::string("none") : units) +
-                  " (for bound commands)");
+  return "  containment  " + (units.empty() ? std::string("none") : units) +
+         " (for bound commands)";
+}
 
-  auto text = [](const json::object& o, const char* key) {
-    const json::value* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-  };
-  auto ago = [](const json::object& o) {
-    const json::value* v = o.if_contains("since_seconds");
-    return v && v->is_number() ? uptime(v->to_number<double>()) + " ago" : std::string("?");
-  };
-  // Bound commands (`--mcp-manifest`): one line per binding, one per slot
-  // that is not idle.
-  if (const json::value* c = status.if_contains("commands"); c && c->is_array()) {
-    for (const json::value& entry : c->get_array()) {
-      const json::object* b = entry.if_object();
-      if (!b) continue;
-      std::string l = "  command      " + text(*b, "name") + ": " +
-                      std::to_string(count(b->at("running"))) + " of " +
-                      std::to_string(count(b->at("slots"))) + " slots taken, " +
-                      std::to_string(count(b->at("cleanup_failed"))) + " cleanup_failed; " +
-                      std::to_string(count(b->at("runs_started"))) + " runs";
-      if (const json::value* f = b->if_contains("failures"); f && f->is_object())
-        if (const std::string failed = nonzero_counts(f->get_object()); !failed.empty())
-          l += ", failed: " + failed;
-      lines.push_back(std::move(l));
-      if (const json::value* slots = b->if_contains("slot_status"); slots && slots->is_array()) {
-        for (const json::value& sv : slots->get_array()) {
-          const json::object* slot = sv.if_object();
-          if (!slot || text(*slot, "state") == "idle") continue;
-          lines.push_back("               slot " + std::to_string(count(slot->at("slot"))) + " " +
-                          text(*slot, "state") + " pid " + std::to_string(count(slot->at("pid"))) +
-                          " " + text(*slot, "program") + " since " + text(*slot, "since") + " (" +
-                          ago(*slot) + ")");
-        }
+// Bound commands (`--mcp-manifest`): one line per binding, one per slot
+// that is not idle.
+void add_command_lines(const json::object& status, std::vector<std::string>& lines) {
+  const json::value* c = status.if_contains("commands");
+  if (!c || !c->is_array()) return;
+  for (const json::value& entry : c->get_array()) {
+    const json::object* b = entry.if_object();
+    if (!b) continue;
+    std::string l = "  command      " + text_of(*b, "name") + ": " +
+                    std::to_string(count(b->at("running"))) + " of " +
+                    std::to_string(count(b->at("slots"))) + " slots taken, " +
+                    std::to_string(count(b->at("cleanup_failed"))) + " cleanup_failed; " +
+                    std::to_string(count(b->at("runs_started"))) + " runs";
+    if (const json::value* f = b->if_contains("failures"); f && f->is_object())
+      if (const std::string failed = nonzero_counts(f->get_object()); !failed.empty())
+        l += ", failed: " + failed;
+    lines.push_back(std::move(l));
+    if (const json::value* slots = b->if_contains("slot_status"); slots && slots->is_array()) {
+      for (const json::value& sv : slots->get_array()) {
+        const json::object* slot = sv.if_object();
+        if (!slot || text_of(*slot, "state") == "idle") continue;
+        lines.push_back("               slot " + std::to_string(count(slot->at("slot"))) + " " +
+                        text_of(*slot, "state") + " pid " + std::to_string(count(slot->at("pid"))) +
+                        " " + text_of(*slot, "program") + " since " + text_of(*slot, "since") +
+                        " (" + ago(*slot) + ")");
       }
     }
   }
-  if (const json::value* u = status.if_contains("upstreams"); u && u->is_array()) {
-    for (const json::value& entry : u->get_array()) {
-      const json::object* up = entry.if_object();
-      if (!up) continue;
-      std::string l = "  upstream     " + text(*up, "name") + " (" + text(*up, "transport") +
-                      "): " + text(*up, "state");
-      if (count(up->at("pid")) > 0) l += ", pid " + std::to_string(count(up->at("pid")));
-      if (up->contains("since")) l += ", since " + text(*up, "since") + " (" + ago(*up) + ")";
-      l += ", " + std::to_string(count(up->at("restarts"))) + " restarts";
-      if (const std::string exit = text(*up, "last_exit"); !exit.empty())
-        l += ", last exit: " + exit;
-      if (const std::string next = text(*up, "next_attempt"); !next.empty())
-        l += ", next attempt " + next;
-      if (const std::string unit = text(*up, "unit"); !unit.empty()) l += ", unit " + unit;
-      lines.push_back(std::move(l));
-      // What of its confinement this host does not enforce, named.
-      std::string missing;
-      if (const json::value* ps = up->if_contains("protections"); ps && ps->is_array()) {
-        for (const json::value& pv : ps->get_array()) {
-          const json::object* p = pv.if_object();
-          const json::value* enforced = p ? p->if_contains("enforced") : nullptr;
-          if (!enforced || !enforced->is_bool() || enforced->get_bool()) continue;
-          missing +=
-              (missing.empty() ? "" : "; ") + text(*p, "name") + " (" + text(*p, "detail") + ")";
-        }
+}
+
+// One line per upstream, and one naming what of its confinement is not
+// enforced.
+void add_upstream_lines(const json::object& status, std::vector<std::string>& lines) {
+  const json::value* u = status.if_contains("upstreams");
+  if (!u || !u->is_array()) return;
+  for (const json::value& entry : u->get_array()) {
+    const json::object* up = entry.if_object();
+    if (!up) continue;
+    std::string l = "  upstream     " + text_of(*up, "name") + " (" + text_of(*up, "transport") +
+                    "): " + text_of(*up, "state");
+    if (count(up->at("pid")) > 0) l += ", pid " + std::to_string(count(up->at("pid")));
+    if (up->contains("since")) l += ", since " + text_of(*up, "since") + " (" + ago(*up) + ")";
+    l += ", " + std::to_string(count(up->at("restarts"))) + " restarts";
+    if (const std::string exit = text_of(*up, "last_exit"); !exit.empty())
+      l += ", last exit: " + exit;
+    if (const std::string next = text_of(*up, "next_attempt"); !next.empty())
+      l += ", next attempt " + next;
+    if (const std::string unit = text_of(*up, "unit"); !unit.empty()) l += ", unit " + unit;
+    lines.push_back(std::move(l));
+    // What of its confinement this host does not enforce, named.
+    std::string missing;
+    if (const json::value* ps = up->if_contains("protections"); ps && ps->is_array()) {
+      for (const json::value& pv : ps->get_array()) {
+        const json::object* p = pv.if_object();
+        const json::value* enforced = p ? p->if_contains("enforced") : nullptr;
+        if (!enforced || !enforced->is_bool() || enforced->get_bool()) continue;
+        missing += (missing.empty() ? "" : "; ") + text_of(*p, "name") + " (" +
+                   text_of(*p, "detail") + ")";
       }
-      if (!missing.empty()) lines.push_back("               not enforced: " + missing);
+    }
+    if (!missing.empty()) lines.push_back("               not enforced: " + missing);
+  }
+}
+
+}  // namespace
+
+void print_protections(const json::object& protections) {
+  std::printf("Worker protections on this machine:\n");
+  for (const auto& [key, name] : kProtections) {
+    const json::value* active = protections.if_contains(key);
+    std::printf("  %-22s %s\n", name,
+                active && active->is_bool() && active->get_bool() ? "active" : "not available");
+  }
+  if (const json::value* notes = protections.if_contains("notes"); notes && notes->is_array()) {
+    for (const json::value& note : notes->get_array()) {
+      if (note.is_string()) std::printf("  note: %s\n", note.get_string().c_str());
     }
   }
+}
+
+std::vector<std::string> describe_status(const json::object& status) {
+  std::vector<std::string> lines;
+  lines.push_back(serve_line(status));
+  add_activity_lines(status, lines);
+  add_protection_lines(status.at("protections").as_object(), lines);
+  lines.push_back(containment_line(status));
+  add_command_lines(status, lines);
+  add_upstream_lines(status, lines);
   return lines;
 }
 

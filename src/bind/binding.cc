@@ -76,6 +76,63 @@ std::string display_path(const std::string& root, const std::vector<std::string>
   return path.empty() ? root : root + " " + join(path, " ");
 }
 
+// One flag's schema: its codec's, with its description and its default
+// (which must encode).
+json::object flag_schema(const FlagSpec& flag, const Codec& codec, const std::string& where) {
+  json::object schema = codec.schema();
+  if (!flag.description.empty()) schema["description"] = flag.description;
+  if (flag.default_json) {
+    json::value def;
+    try {
+      def = core::parse_json(*flag.default_json, "default");
+      std::vector<std::string> scratch;
+      codec.encode(flag.name, def, scratch);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
+                                  ": bad default: " + e.what());
+    }
+    schema["default"] = def;
+  }
+  return schema;
+}
+
+// The schema of the input's "args": strings, as many as the command's args
+// allow when it declares them.
+json::object args_schema(const std::optional<std::vector<ArgSpec>>& args) {
+  json::object schema;
+  schema["type"] = "array";
+  schema["items"] = json::object{{"type", "string"}};
+  if (args) {
+    size_t min = 0;
+    bool unbounded = false;
+    std::string names;
+    for (const auto& a : *args) {
+      min += a.required ? 1 : 0;
+      unbounded = unbounded || a.variadic;
+      names += (names.empty() ? "" : " ") + a.name + (a.variadic ? "..." : "");
+    }
+    if (min > 0) schema["minItems"] = min;
+    if (!unbounded) schema["maxItems"] = args->size();
+    if (!names.empty()) schema["description"] = "positional: " + names;
+  }
+  return schema;
+}
+
+// The schema of a call's input, {flags, args}; "flags" is required when a
+// flag is.
+json::object input_schema(json::object flags_schema, json::object args_schema) {
+  const bool any_required = flags_schema.contains("required");
+  json::object input;
+  input["type"] = "object";
+  json::object input_props;
+  input_props["flags"] = std::move(flags_schema);
+  input_props["args"] = std::move(args_schema);
+  input["properties"] = std::move(input_props);
+  input["additionalProperties"] = false;
+  if (any_required) input["required"] = json::array{"flags"};
+  return input;
+}
+
 }  // namespace
 
 std::string output_schema() {
@@ -364,7 +421,25 @@ class Binding::Impl {
     check_binds(where, b.operation.hardening.confinement);
     b.environment = process::command_environment(b.operation.hardening);
 
-    // Name.
+    std::string name = claim_operation_name(spec, path, where, options);
+    json::object flags = bind_flags(spec, path, inherited, where, options, b.flags);
+    json::object args = args_schema(spec.args);
+    json::object input = input_schema(std::move(flags), std::move(args));
+
+    b.operation.name = name;
+    b.operation.description = spec.description;
+    b.operation.command_path = path;
+    b.operation.input_schema = json::serialize(input);
+    b.operation.output_schema = output_schema();
+    b.operation.annotations = spec.annotations;
+    bound_.push_back(std::move(b));
+  }
+
+  // The operation's name ("<root>_<path>" unless the manifest or
+  // BindOptions::operation_names renames it), checked and claimed for the
+  // command at `where`.
+  std::string claim_operation_name(const CommandSpec& spec, const std::vector<std::string>& path,
+                                   const std::string& where, const BindOptions& options) {
     std::vector<std::string> segments{root_segment_};
     segments.insert(segments.end(), path.begin(), path.end());
     std::string name = join(segments, "_");
@@ -384,7 +459,14 @@ class Binding::Impl {
                                   "\"; rename one (BindOptions::operation_names)");
     }
     names_[name] = where;
+    return name;
+  }
 
+  // The flags a call may give, appended to `bound` with their codecs, and
+  // the schema of the input's "flags" object.
+  json::object bind_flags(const CommandSpec& spec, const std::vector<std::string>& path,
+                          const std::vector<FlagSpec>& inherited, const std::string& where,
+                          const BindOptions& options, std::vector<BoundFlag>& bound) const {
     // Flags: local, the command's persistent ones, then inherited; a nearer
     // flag shadows a farther one of the same name.
     std::vector<FlagSpec> all = spec.flags;
@@ -398,76 +480,35 @@ class Binding::Impl {
       if (!seen.insert(flag.name).second) continue;
       if (flag.name == "help" || flag.hidden || flag.deprecated) continue;
       if (options.flag_filter && !options.flag_filter(info, flag)) continue;
-      std::shared_ptr<const Codec> codec;
-      if (auto it = codecs_.find(flag.name); it != codecs_.end()) {
-        codec = it->second;
-      } else {
-        codec = builtin_codec(flag.type);
-      }
-      if (!codec) {
-        throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
-                                    " has type \"" + flag.type +
-                                    "\" with no codec (register one in BindOptions::codecs)");
-      }
-      json::object schema = codec->schema();
-      if (!flag.description.empty()) schema["description"] = flag.description;
-      if (flag.default_json) {
-        json::value def;
-        try {
-          def = core::parse_json(*flag.default_json, "default");
-          std::vector<std::string> scratch;
-          codec->encode(flag.name, def, scratch);
-        } catch (const std::exception& e) {
-          throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
-                                      ": bad default: " + e.what());
-        }
-        schema["default"] = def;
-      }
+      std::shared_ptr<const Codec> codec = codec_for(flag, where);
+      json::object schema = flag_schema(flag, *codec, where);
       properties[flag.name] = std::move(schema);
       if (flag.required) required.push_back(json::value(flag.name));
-      b.flags.push_back(BoundFlag{flag, codec});
+      bound.push_back(BoundFlag{flag, codec});
     }
 
     json::object flags_schema;
     flags_schema["type"] = "object";
     flags_schema["properties"] = std::move(properties);
     flags_schema["additionalProperties"] = false;
-    bool any_required = !required.empty();
-    if (any_required) flags_schema["required"] = std::move(required);
+    if (!required.empty()) flags_schema["required"] = std::move(required);
+    return flags_schema;
+  }
 
-    json::object args_schema;
-    args_schema["type"] = "array";
-    args_schema["items"] = json::object{{"type", "string"}};
-    if (spec.args) {
-      size_t min = 0;
-      bool unbounded = false;
-      std::string names;
-      for (const auto& a : *spec.args) {
-        min += a.required ? 1 : 0;
-        unbounded = unbounded || a.variadic;
-        names += (names.empty() ? "" : " ") + a.name + (a.variadic ? "..." : "");
-      }
-      if (min > 0) args_schema["minItems"] = min;
-      if (!unbounded) args_schema["maxItems"] = spec.args->size();
-      if (!names.empty()) args_schema["description"] = "positional: " + names;
+  // The codec registered for the flag's name, else its type's built-in one.
+  std::shared_ptr<const Codec> codec_for(const FlagSpec& flag, const std::string& where) const {
+    std::shared_ptr<const Codec> codec;
+    if (auto it = codecs_.find(flag.name); it != codecs_.end()) {
+      codec = it->second;
+    } else {
+      codec = builtin_codec(flag.type);
     }
-
-    json::object input;
-    input["type"] = "object";
-    json::object input_props;
-    input_props["flags"] = std::move(flags_schema);
-    input_props["args"] = std::move(args_schema);
-    input["properties"] = std::move(input_props);
-    input["additionalProperties"] = false;
-    if (any_required) input["required"] = json::array{"flags"};
-
-    b.operation.name = name;
-    b.operation.description = spec.description;
-    b.operation.command_path = path;
-    b.operation.input_schema = json::serialize(input);
-    b.operation.output_schema = output_schema();
-    b.operation.annotations = spec.annotations;
-    bound_.push_back(std::move(b));
+    if (!codec) {
+      throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
+                                  " has type \"" + flag.type +
+                                  "\" with no codec (register one in BindOptions::codecs)");
+    }
+    return codec;
   }
 
   CommandTree tree_;

@@ -226,28 +226,63 @@ bool is_none(const json::value* v) {
          (v->get_string() == "none" || v->get_string() == "unlimited");
 }
 
+// `confinement: confined` or `confinement: host`: every field the preset
+// sets, overridden.
+ConfinementOverride read_confinement_preset(const json::value& value, const std::string& where) {
+  ConfinementOverride o;
+  process::Confinement c;
+  if (value.get_string() == "host") {
+    c = process::Confinement::none();
+  } else if (value.get_string() != "confined") {
+    bad(where, "one of confined, host, or a mapping");
+  }
+  o.user_namespace = c.user_namespace;
+  o.seccomp = c.seccomp;
+  o.pid_namespace = c.pid_namespace;
+  o.filesystem = c.filesystem;
+  o.binds = c.binds;
+  o.network = c.network;
+  o.processes = c.limits.processes;
+  o.memory_bytes = c.limits.memory_bytes;
+  o.cpus = c.limits.cpus;
+  return o;
+}
+
+// `limits:` of a confinement mapping at `where`, into `o`.
+void read_limits(const json::value& limits, const std::string& where, ConfinementOverride& o) {
+  Reader l(limits, where + ".limits", {"processes", "memory", "cpus"});
+  const std::string at = where + ".limits.";
+  if (const json::value* p = l.get("processes")) {
+    if (is_none(p)) {
+      o.processes = std::optional<std::uint64_t>{};
+    } else {
+      auto n = l.count("processes");
+      if (n && *n == 0) bad(at + "processes", "must be at least 1 (or none)");
+      o.processes = n;
+    }
+  }
+  if (auto text = l.unit_text("memory")) {
+    auto bytes = core::parse_size(*text, at + "memory");
+    if (bytes && *bytes == 0) bad(at + "memory", "must be more than 0 (or none)");
+    o.memory_bytes = bytes;
+  }
+  if (const json::value* c = l.get("cpus"); c != nullptr && !c->is_null()) {
+    if (is_none(c)) {
+      o.cpus = std::optional<double>{};
+    } else {
+      if (!c->is_number()) bad(at + "cpus", "must be a number of CPUs (1.5) or none");
+      double cpus = c->to_number<double>();
+      if (!(cpus >= 0.01 && cpus <= 4096)) bad(at + "cpus", "must be between 0.01 and 4096");
+      o.cpus = cpus;
+    }
+  }
+}
+
 // `confinement:` of the tree or of a command: "confined", "host", or a
 // mapping whose keys each override one field.
 ConfinementOverride read_confinement(const json::value& value, const std::string& where) {
+  if (value.is_string()) return read_confinement_preset(value, where);
   ConfinementOverride o;
-  if (value.is_string()) {
-    process::Confinement c;
-    if (value.get_string() == "host") {
-      c = process::Confinement::none();
-    } else if (value.get_string() != "confined") {
-      bad(where, "one of confined, host, or a mapping");
-    }
-    o.user_namespace = c.user_namespace;
-    o.seccomp = c.seccomp;
-    o.pid_namespace = c.pid_namespace;
-    o.filesystem = c.filesystem;
-    o.binds = c.binds;
-    o.network = c.network;
-    o.processes = c.limits.processes;
-    o.memory_bytes = c.limits.memory_bytes;
-    o.cpus = c.limits.cpus;
-    return o;
-  }
   Reader r(value, where,
            {"user", "uid", "gid", "seccomp", "pid_namespace", "filesystem", "binds", "network",
             "limits", "strict"});
@@ -286,32 +321,7 @@ ConfinementOverride read_confinement(const json::value& value, const std::string
     o.network = network == "host";
   }
   if (const json::value* limits = r.get("limits"); limits != nullptr && !limits->is_null()) {
-    Reader l(*limits, where + ".limits", {"processes", "memory", "cpus"});
-    const std::string at = where + ".limits.";
-    if (const json::value* p = l.get("processes")) {
-      if (is_none(p)) {
-        o.processes = std::optional<std::uint64_t>{};
-      } else {
-        auto n = l.count("processes");
-        if (n && *n == 0) bad(at + "processes", "must be at least 1 (or none)");
-        o.processes = n;
-      }
-    }
-    if (auto text = l.unit_text("memory")) {
-      auto bytes = core::parse_size(*text, at + "memory");
-      if (bytes && *bytes == 0) bad(at + "memory", "must be more than 0 (or none)");
-      o.memory_bytes = bytes;
-    }
-    if (const json::value* c = l.get("cpus"); c != nullptr && !c->is_null()) {
-      if (is_none(c)) {
-        o.cpus = std::optional<double>{};
-      } else {
-        if (!c->is_number()) bad(at + "cpus", "must be a number of CPUs (1.5) or none");
-        double cpus = c->to_number<double>();
-        if (!(cpus >= 0.01 && cpus <= 4096)) bad(at + "cpus", "must be between 0.01 and 4096");
-        o.cpus = cpus;
-      }
-    }
+    read_limits(*limits, where, o);
   }
   if (r.get("strict")) o.strict = r.boolean("strict");
   return o;

@@ -196,12 +196,21 @@ struct SettingsParser::Declaration {
   }
 };
 
-SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
-  const Settings d;
-  const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
-  auto add = [&](std::string name, std::string description, std::string default_text, Kind kind,
-                 bool secret = false) {
-    auto decl = std::make_shared<Declaration>();
+namespace {
+
+using Declarations = std::vector<std::shared_ptr<SettingsParser::Declaration>>;
+
+// Declares one setting: its flag on the command (and --no-NAME for a
+// boolean), appended to `declarations` in the order --help and provenance
+// show them.
+class Declare {
+ public:
+  Declare(CLI::App& command, Declarations& declarations)
+      : command_(command), declarations_(declarations) {}
+
+  void operator()(std::string name, std::string description, std::string default_text, Kind kind,
+                  bool secret = false) {
+    auto decl = std::make_shared<SettingsParser::Declaration>();
     decl->name = std::move(name);
     decl->description = std::move(description);
     decl->default_text = std::move(default_text);
@@ -226,12 +235,62 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       decl->option->type_name(kind.type);
     }
     declarations_.push_back(std::move(decl));
-  };
+  }
+
+ private:
+  CLI::App& command_;
+  Declarations& declarations_;
+};
+
+Kind log_format() {
+  return {[](const std::string& text, const std::string& what, Settings& s) {
+            if (text == "text") {
+              s.log_format = LogFormat::text;
+            } else if (text == "json") {
+              s.log_format = LogFormat::json;
+            } else {
+              throw std::invalid_argument(what + ": must be one of text, json");
+            }
+          },
+          "text|json"};
+}
+
+// Checked here, so that a bad value is reported with the other settings'
+// errors; kept as text, which to_mcp_options parses again.
+Kind upstreams() {
+  return {[](const std::string& text, const std::string& what, Settings& s) {
+            try {
+              mcp::parse_upstreams(text);
+            } catch (const std::invalid_argument& e) {
+              throw std::invalid_argument(what + ": " + e.what());
+            }
+            s.mcp_upstreams = text;
+          },
+          "JSON|FILE"};
+}
+
+Kind result_budget() {
+  return {[](const std::string& text, const std::string& what, Settings& s) {
+            size(&Settings::mcp_result_budget).apply(text, what, s);
+            if (s.mcp_result_budget < 256)
+              throw std::invalid_argument(what + ": must be at least 256B");
+          },
+          "SIZE"};
+}
+
+// Each group below declares its settings in --help order; `d` gives the
+// defaults shown.
+
+void declare_listener(Declare& add, const Settings& d) {
   add("host", "Address the executor listens on", d.host, text(&Settings::host, "ADDRESS"));
   add("port", "TCP port of the executor (0: any free port)", std::to_string(d.port),
       port(&Settings::port));
   add("socket", "Unix socket path instead of host and port", "",
       text(&Settings::socket_path, "PATH"));
+}
+
+void declare_pool(Declare& add, const Settings& d) {
+  const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
   add("max-workers", "Worker processes", cores, count(&Settings::workers, 1));
   add("executions-per-worker", "Concurrent executions inside one worker",
       std::to_string(d.executions_per_worker), count(&Settings::executions_per_worker, 1));
@@ -239,6 +298,9 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       count(&Settings::max_queue, 1));
   add("retire-after", "Executions after which a worker is replaced",
       std::to_string(d.retire_after_executions), count(&Settings::retire_after_executions, 1));
+}
+
+void declare_run_bounds(Declare& add, const Settings& d) {
   add("timeout", "A run's timeout when the request names none", format_ms(d.default_timeout),
       duration(&Settings::default_timeout, false));
   add("max-timeout", "The widest timeout a request may ask for", format_ms(d.max_timeout),
@@ -246,6 +308,9 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   add("memory-limit", "Memory a run may allocate", "64MiB", size(&Settings::memory_limit));
   add("response-limit", "Largest result envelope sent to a caller", "16MiB",
       size(&Settings::response_limit));
+}
+
+void declare_connection_bounds(Declare& add, const Settings& d) {
   add("max-connection-age", "Close WebSocket connections older than this (0: never)", "0",
       duration(&Settings::max_connection_age, true));
   add("ping-interval", "Ping every socket this often; drop those that missed one (0: off)",
@@ -265,6 +330,9 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   add("max-runs-per-identity",
       "Runs in flight for one caller identity (token name); more are answered busy (0: no cap)",
       std::to_string(d.max_runs_per_identity), count(&Settings::max_runs_per_identity, 0));
+}
+
+void declare_timeouts_and_shutdown(Declare& add, const Settings& d) {
   add("header-timeout", "A request head must be complete this long after it starts",
       format_ms(d.header_timeout), duration(&Settings::header_timeout, false));
   add("idle-timeout", "Reading a request body or writing a response must end within this",
@@ -277,6 +345,9 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       duration(&Settings::shutdown_delay, true));
   add("shutdown-grace", "The whole stop is bounded by this", format_ms(d.shutdown_grace),
       duration(&Settings::shutdown_grace, false));
+}
+
+void declare_access(Declare& add, const Settings& d) {
   add("auth-token", "Bearer token callers must present", "", text(&Settings::auth_token, "TOKEN"),
       true);
   add("auth-token-file", "File of bearer tokens, one a line", "",
@@ -295,22 +366,18 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
       "Host header names (host[:port]) allowed besides loopback ones, on every listener "
       "(comma-separated; * allows all)",
       "", guard_list(&Settings::allowed_hosts, "HOST,..."));
+}
+
+void declare_metrics_logging_and_worker(Declare& add, const Settings& d) {
   add("metrics", "Serve /metrics and count", "true", boolean(&Settings::metrics));
   add("log-level", "debug, info, warn or error", d.log_level,
       one_of(&Settings::log_level, {"debug", "info", "warn", "error"}));
-  add("log-format", "text or json (one JSON object a line)", "text",
-      {[](const std::string& text, const std::string& what, Settings& s) {
-         if (text == "text") {
-           s.log_format = LogFormat::text;
-         } else if (text == "json") {
-           s.log_format = LogFormat::json;
-         } else {
-           throw std::invalid_argument(what + ": must be one of text, json");
-         }
-       },
-       "text|json"});
+  add("log-format", "text or json (one JSON object a line)", "text", log_format());
   add("worker", "Program started as `PROGRAM worker` for each worker", "this executable",
       text(&Settings::worker, "PROGRAM"));
+}
+
+void declare_mcp(Declare& add, const Settings& d) {
   add("mcp", "Serve MCP (Streamable HTTP) at /mcp on the executor port", "true",
       boolean(&Settings::mcp));
   add("mcp-manifest", "Command manifests whose commands become MCP tools (comma-separated)", "",
@@ -322,27 +389,28 @@ SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
   add("mcp-upstream",
       "Upstream MCP servers for code mode: JSON {\"NAME\": {\"command\": [..]} or "
       "{\"url\": \"http://..\"}}, or a file of it",
-      "",
-      {[](const std::string& text, const std::string& what, Settings& s) {
-         try {
-           mcp::parse_upstreams(text);
-         } catch (const std::invalid_argument& e) {
-           throw std::invalid_argument(what + ": " + e.what());
-         }
-         s.mcp_upstreams = text;
-       },
-       "JSON|FILE"});
+      "", upstreams());
   add("mcp-result-budget", "Largest MCP tool result text; larger ones are cut and say so", "64KiB",
-      {[](const std::string& text, const std::string& what, Settings& s) {
-         size(&Settings::mcp_result_budget).apply(text, what, s);
-         if (s.mcp_result_budget < 256)
-           throw std::invalid_argument(what + ": must be at least 256B");
-       },
-       "SIZE"});
+      result_budget());
   add("mcp-max-sessions", "Open MCP sessions at once on /mcp", std::to_string(d.mcp_max_sessions),
       count(&Settings::mcp_max_sessions, 1));
   add("mcp-session-idle", "An MCP session idle this long is ended", "15m",
       duration(&Settings::mcp_session_idle, false));
+}
+
+}  // namespace
+
+SettingsParser::SettingsParser(CLI::App& command) : command_(command) {
+  const Settings d;
+  Declare add(command_, declarations_);
+  declare_listener(add, d);
+  declare_pool(add, d);
+  declare_run_bounds(add, d);
+  declare_connection_bounds(add, d);
+  declare_timeouts_and_shutdown(add, d);
+  declare_access(add, d);
+  declare_metrics_logging_and_worker(add, d);
+  declare_mcp(add, d);
 }
 
 std::optional<Settings> SettingsParser::parse(

@@ -67,6 +67,34 @@ std::string parent_of(const std::string& path) {
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
+// A bind as the view makes it: normalized paths, and whether it is a
+// directory.
+struct CheckedBind {
+  std::string source, target;
+  bool writable, directory;
+};
+
+// Binds first checked, parents before children so nested ones layer.
+// Throws SpawnError naming the bad bind.
+std::vector<CheckedBind> checked_binds(const std::vector<Bind>& requested) {
+  std::vector<CheckedBind> binds;
+  if (std::string problem = bind_problem(requested); !problem.empty()) throw SpawnError(problem);
+  for (const auto& b : requested) {
+    const std::string source = normalize(b.source);
+    struct stat st;
+    if (::stat(source.c_str(), &st) != 0) {
+      throw SpawnError("bind: the source " + source + " cannot be used: " + std::strerror(errno));
+    }
+    binds.push_back({source, normalize(b.target.empty() ? b.source : b.target), b.writable,
+                     S_ISDIR(st.st_mode)});
+  }
+  std::stable_sort(binds.begin(), binds.end(), [](const CheckedBind& a, const CheckedBind& b) {
+    return std::count(a.target.begin(), a.target.end(), '/') <
+           std::count(b.target.begin(), b.target.end(), '/');
+  });
+  return binds;
+}
+
 }  // namespace
 
 std::string bind_problem(const std::vector<Bind>& binds) {
@@ -154,169 +182,175 @@ FilesystemPlan FilesystemPlan::build(const Inputs& in) {
   FilesystemPlan plan;
   const bool minimal = in.view == FilesystemView::minimal;
   plan.root_ = minimal ? std::string(kStage) : std::string(kStage) + "/root";
+  const std::vector<CheckedBind> binds = checked_binds(in.binds);
 
-  // Binds first checked, parents before children so nested ones layer.
-  struct Checked {
-    std::string source, target;
-    bool writable, directory;
-  };
-  std::vector<Checked> binds;
-  if (std::string problem = bind_problem(in.binds); !problem.empty()) throw SpawnError(problem);
-  for (const auto& b : in.binds) {
-    const std::string source = normalize(b.source);
-    struct stat st;
-    if (::stat(source.c_str(), &st) != 0) {
-      throw SpawnError("bind: the source " + source + " cannot be used: " + std::strerror(errno));
-    }
-    binds.push_back({source, normalize(b.target.empty() ? b.source : b.target), b.writable,
-                     S_ISDIR(st.st_mode)});
-  }
-  std::stable_sort(binds.begin(), binds.end(), [](const Checked& a, const Checked& b) {
-    return std::count(a.target.begin(), a.target.end(), '/') <
-           std::count(b.target.begin(), b.target.end(), '/');
-  });
-
-  // "/" is no mount point where the supervisor is chrooted into a plain
-  // directory: then the stage's own mount, under which every mount of the
-  // view is made.
-  plan.add({.op = MountStep::Op::make_private, .source = kStage, .target = "/"},
-           "make the mounts private");
-  plan.add({.op = MountStep::Op::mount,
-            .source = "tmpfs",
-            .target = kStage,
-            .fstype = "tmpfs",
-            .flags = MS_NOSUID | MS_NODEV,
-            .data = "mode=0755,size=1m,nr_inodes=4096"},
-           "mount the view's tmpfs");
+  plan.mount_stage();
   if (minimal) {
-    for (const char* dir : kSystemDirectories) {
-      struct stat st;
-      if (::lstat(dir, &st) != 0) continue;
-      if (S_ISLNK(st.st_mode)) {
-        char link[4096];
-        const ssize_t n = ::readlink(dir, link, sizeof link - 1);
-        if (n <= 0) continue;
-        plan.add({.op = MountStep::Op::symlink,
-                  .source = plan.keep(std::string(link, static_cast<std::size_t>(n))),
-                  .target = plan.keep(plan.root_ + dir)},
-                 std::string("link ") + dir);
-      } else if (S_ISDIR(st.st_mode)) {
-        plan.bind(dir, dir, false, true);
-      } else {
-        continue;
-      }
-      plan.visible_.emplace_back(dir);
-    }
+    plan.show_system_directories();
   } else {
-    plan.add({.op = MountStep::Op::mkdir, .target = plan.keep(plan.root_)}, "create the root");
-    plan.add({.op = MountStep::Op::mount,
-              .source = "/",
-              .target = plan.keep(plan.root_),
-              .flags = MS_BIND | MS_REC},
-             "bind the host's root");
-    plan.add({.op = MountStep::Op::set_attr,
-              .target = plan.keep(plan.root_),
-              .flags = kReadOnly,
-              .recursive = true},
-             "make the host's root read-only");
-    plan.visible_.emplace_back("/");
-    plan.made_.emplace_back("/tmp");
-    plan.made_.emplace_back("/proc");
-    plan.made_.emplace_back("/dev");
+    plan.show_host_root();
   }
-
   const std::string size = "size=" + std::to_string(std::max<std::uint64_t>(in.tmp_bytes, 1 << 20));
-  plan.make_directories("/tmp");
-  plan.add({.op = MountStep::Op::mount,
-            .source = "tmpfs",
-            .target = plan.keep(plan.root_ + "/tmp"),
-            .fstype = "tmpfs",
-            .flags = MS_NOSUID | MS_NODEV,
-            .data = plan.keep("mode=1777," + size)},
-           "mount a private /tmp");
-
-  plan.make_directories("/proc");
-  if (in.fresh_proc) {
-    plan.add({.op = MountStep::Op::mount,
-              .source = "proc",
-              .target = plan.keep(plan.root_ + "/proc"),
-              .fstype = "proc",
-              .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC},
-             "mount /proc");
-  } else if (!minimal) {
-    // No procfs of its own: not the host's either (the bind of the host's
-    // root brought it along).
-    plan.add({.op = MountStep::Op::mount,
-              .source = "tmpfs",
-              .target = plan.keep(plan.root_ + "/proc"),
-              .fstype = "tmpfs",
-              .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-              .data = "size=4k,nr_inodes=2"},
-             "hide the host's /proc");
-  }
-
-  const std::string dev = plan.root_ + "/dev";
-  plan.make_directories("/dev");
-  plan.add({.op = MountStep::Op::mount,
-            .source = "tmpfs",
-            .target = plan.keep(dev),
-            .fstype = "tmpfs",
-            .flags = MS_NOSUID | MS_NOEXEC,
-            .data = "mode=0755,size=64k,nr_inodes=64"},
-           "mount /dev");
-  for (const char* node : kDeviceNodes) {
-    const std::string host = std::string("/dev/") + node;
-    struct stat st;
-    if (::stat(host.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
-    plan.add({.op = MountStep::Op::touch, .target = plan.keep(dev + "/" + node)}, "create " + host);
-    plan.add({.op = MountStep::Op::mount,
-              .source = plan.keep(host),
-              .target = plan.keep(dev + "/" + node),
-              .flags = MS_BIND},
-             "bind " + host);
-  }
-  for (const auto& link : kDeviceLinks) {
-    plan.add(
-        {.op = MountStep::Op::symlink, .source = link[0], .target = plan.keep(dev + "/" + link[1])},
-        std::string("link /dev/") + link[1]);
-  }
-  plan.add({.op = MountStep::Op::mkdir, .target = plan.keep(dev + "/shm")}, "create /dev/shm");
-  plan.add({.op = MountStep::Op::mount,
-            .source = "tmpfs",
-            .target = plan.keep(dev + "/shm"),
-            .fstype = "tmpfs",
-            .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
-            .data = plan.keep("mode=1777," + size)},
-           "mount /dev/shm");
-  plan.add({.op = MountStep::Op::set_attr,
-            .target = plan.keep(dev),
-            .flags = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID},
-           "make /dev read-only");
-
+  plan.mount_tmp(size);
+  plan.mount_proc(in.fresh_proc, minimal);
+  plan.mount_dev(size);
   for (const auto& b : binds) {
     plan.bind(b.source, b.target, b.writable, b.directory);
     if (b.source == b.target && b.directory) plan.visible_.push_back(b.target);
   }
-  // What the command runs in and from, where no bind shows it already:
-  // read-only, at the same path.
+  plan.show_cwd_and_executable(in);
+  plan.enter(minimal);
+  return plan;
+}
+
+// The tmpfs the view is assembled on, in mounts that no longer propagate.
+void FilesystemPlan::mount_stage() {
+  // "/" is no mount point where the supervisor is chrooted into a plain
+  // directory: then the stage's own mount, under which every mount of the
+  // view is made.
+  add({.op = MountStep::Op::make_private, .source = kStage, .target = "/"},
+      "make the mounts private");
+  add({.op = MountStep::Op::mount,
+       .source = "tmpfs",
+       .target = kStage,
+       .fstype = "tmpfs",
+       .flags = MS_NOSUID | MS_NODEV,
+       .data = "mode=0755,size=1m,nr_inodes=4096"},
+      "mount the view's tmpfs");
+}
+
+// A minimal view: the host's system directories that exist, read-only (a
+// symbolic link as the same link).
+void FilesystemPlan::show_system_directories() {
+  for (const char* dir : kSystemDirectories) {
+    struct stat st;
+    if (::lstat(dir, &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      char link[4096];
+      const ssize_t n = ::readlink(dir, link, sizeof link - 1);
+      if (n <= 0) continue;
+      add({.op = MountStep::Op::symlink,
+           .source = keep(std::string(link, static_cast<std::size_t>(n))),
+           .target = keep(root_ + dir)},
+          std::string("link ") + dir);
+    } else if (S_ISDIR(st.st_mode)) {
+      bind(dir, dir, false, true);
+    } else {
+      continue;
+    }
+    visible_.emplace_back(dir);
+  }
+}
+
+// A host view: the host's whole tree, read-only; its /tmp, /proc and /dev
+// are replaced next.
+void FilesystemPlan::show_host_root() {
+  add({.op = MountStep::Op::mkdir, .target = keep(root_)}, "create the root");
+  add({.op = MountStep::Op::mount, .source = "/", .target = keep(root_), .flags = MS_BIND | MS_REC},
+      "bind the host's root");
+  add({.op = MountStep::Op::set_attr, .target = keep(root_), .flags = kReadOnly, .recursive = true},
+      "make the host's root read-only");
+  visible_.emplace_back("/");
+  made_.emplace_back("/tmp");
+  made_.emplace_back("/proc");
+  made_.emplace_back("/dev");
+}
+
+void FilesystemPlan::mount_tmp(const std::string& size) {
+  make_directories("/tmp");
+  add({.op = MountStep::Op::mount,
+       .source = "tmpfs",
+       .target = keep(root_ + "/tmp"),
+       .fstype = "tmpfs",
+       .flags = MS_NOSUID | MS_NODEV,
+       .data = keep("mode=1777," + size)},
+      "mount a private /tmp");
+}
+
+void FilesystemPlan::mount_proc(bool fresh_proc, bool minimal) {
+  make_directories("/proc");
+  if (fresh_proc) {
+    add({.op = MountStep::Op::mount,
+         .source = "proc",
+         .target = keep(root_ + "/proc"),
+         .fstype = "proc",
+         .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC},
+        "mount /proc");
+  } else if (!minimal) {
+    // No procfs of its own: not the host's either (the bind of the host's
+    // root brought it along).
+    add({.op = MountStep::Op::mount,
+         .source = "tmpfs",
+         .target = keep(root_ + "/proc"),
+         .fstype = "tmpfs",
+         .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+         .data = "size=4k,nr_inodes=2"},
+        "hide the host's /proc");
+  }
+}
+
+// A /dev of its own: the harmless device nodes bound from the host, the
+// standard links, a private /dev/shm; then read-only.
+void FilesystemPlan::mount_dev(const std::string& size) {
+  const std::string dev = root_ + "/dev";
+  make_directories("/dev");
+  add({.op = MountStep::Op::mount,
+       .source = "tmpfs",
+       .target = keep(dev),
+       .fstype = "tmpfs",
+       .flags = MS_NOSUID | MS_NOEXEC,
+       .data = "mode=0755,size=64k,nr_inodes=64"},
+      "mount /dev");
+  for (const char* node : kDeviceNodes) {
+    const std::string host = std::string("/dev/") + node;
+    struct stat st;
+    if (::stat(host.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
+    add({.op = MountStep::Op::touch, .target = keep(dev + "/" + node)}, "create " + host);
+    add({.op = MountStep::Op::mount,
+         .source = keep(host),
+         .target = keep(dev + "/" + node),
+         .flags = MS_BIND},
+        "bind " + host);
+  }
+  for (const auto& link : kDeviceLinks) {
+    add({.op = MountStep::Op::symlink, .source = link[0], .target = keep(dev + "/" + link[1])},
+        std::string("link /dev/") + link[1]);
+  }
+  add({.op = MountStep::Op::mkdir, .target = keep(dev + "/shm")}, "create /dev/shm");
+  add({.op = MountStep::Op::mount,
+       .source = "tmpfs",
+       .target = keep(dev + "/shm"),
+       .fstype = "tmpfs",
+       .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
+       .data = keep("mode=1777," + size)},
+      "mount /dev/shm");
+  add({.op = MountStep::Op::set_attr,
+       .target = keep(dev),
+       .flags = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID},
+      "make /dev read-only");
+}
+
+// What the command runs in and from, where no bind shows it already:
+// read-only, at the same path.
+void FilesystemPlan::show_cwd_and_executable(const Inputs& in) {
   if (in.working_directory) {
     const std::string cwd = normalize(*in.working_directory);
-    if (!cwd.empty() && !plan.visible(cwd)) {
-      plan.bind(cwd, cwd, false, true);
-      plan.visible_.push_back(cwd);
+    if (!cwd.empty() && !visible(cwd)) {
+      bind(cwd, cwd, false, true);
+      visible_.push_back(cwd);
     }
-    plan.working_directory_ = cwd.empty() ? "/" : cwd;
+    working_directory_ = cwd.empty() ? "/" : cwd;
   }
   const std::string executable = normalize(in.executable);
-  if (!executable.empty() && !plan.visible(executable))
-    plan.bind(executable, executable, false, false);
+  if (!executable.empty() && !visible(executable)) bind(executable, executable, false, false);
+}
 
-  plan.add({.op = MountStep::Op::enter, .target = plan.keep(plan.root_)}, "enter the view");
+void FilesystemPlan::enter(bool minimal) {
+  add({.op = MountStep::Op::enter, .target = keep(root_)}, "enter the view");
   if (minimal) {
-    plan.add({.op = MountStep::Op::set_attr, .target = "/", .flags = kReadOnly},
-             "make the view's root read-only");
+    add({.op = MountStep::Op::set_attr, .target = "/", .flags = kReadOnly},
+        "make the view's root read-only");
   }
-  return plan;
 }
 
 CORRAL_CHILD_CODE long run_mount_steps(const MountStep* steps, std::size_t count) {

@@ -69,6 +69,15 @@ class FilesystemPlan {
   void make_directories(const std::string& inside);
   void bind(const std::string& host, const std::string& inside, bool writable, bool directory);
   bool visible(const std::string& path) const;
+  // The steps of build(), in the order it takes them.
+  void mount_stage();
+  void show_system_directories();
+  void show_host_root();
+  void mount_tmp(const std::string& size);
+  void mount_proc(bool fresh_proc, bool minimal);
+  void mount_dev(const std::string& size);
+  void show_cwd_and_executable(const Inputs& in);
+  void enter(bool minimal);
 
   std::string root_;                 // where the view is assembled
   std::deque<std::string> strings_;  // what the steps point into

@@ -267,10 +267,57 @@ class Supervisor::Impl {
     changed_.notify_all();
   }
 
+  // A started run: what the run loop watches and what its verdict reads.
+  struct Launch {
+    std::unique_ptr<Unit> unit;
+    std::unique_ptr<LimitLeaf> limit_leaf;  // v1 limit leaves, if any
+    std::uint64_t oom_before = 0;           // the unit's OOM kills before the run
+    RunLoopInput input;                     // with the read ends of the output pipes
+  };
+
   Execution run_in_slot(size_t slot, const Command& command, const RunOptions& run_options,
                         Clock::time_point started) {
     auto deadline = started + options_.deadline;
     if (run_options.deadline) deadline = std::min(deadline, *run_options.deadline);
+    refuse_if_cancelled_or_late(slot, run_options, deadline);
+
+    const ResourceLimits& limits = command.hardening.confinement.limits;
+    std::optional<Command> with_rlimit;
+    const Command& to_spawn = command_within_limits(slot, command, with_rlimit);
+    Launch run = launch(slot, command, to_spawn);
+    set_slot(slot, SlotState::running, run.unit.get());
+    OutputCapture capture(options_.output_budget);
+    RunLoopResult result = watch(slot, deadline, run_options, run, capture);
+
+    ExecutionData data = collect(capture, *run.unit, started, result.ending);
+    std::string description = run.unit->describe();
+    bool oom_killed =
+        run.unit->oom_kills() > run.oom_before || (run.limit_leaf && run.limit_leaf->oom_killed());
+    if (result.unit_empty && run.limit_leaf && !run.limit_leaf->empty()) {
+      // Only possible when the unit does not hold every descendant (a
+      // process group): the limit leaf still lists one. Kill and wait.
+      result.unit_empty = kill_until_empty(*run.limit_leaf);
+    }
+    if (result.unit_empty) {
+      run.unit->release();
+      limits_->release(run.limit_leaf);
+      set_slot(slot, SlotState::idle, nullptr);
+    } else {
+      park(slot, std::move(run.unit), std::move(run.limit_leaf));
+    }
+
+    std::string program = command.argv[0];
+    bool ok = result.unit_empty && result.ending == Ending::exited && data.exit_code == 0;
+    data.failed = !ok;
+    auto execution = std::make_shared<const Execution>(std::move(data));
+    throw_if_failed(program, description, result, oom_killed, limits, execution);
+    return *execution;
+  }
+
+  // Frees the slot and throws, the run not started: cancelled already, or
+  // its deadline passed.
+  void refuse_if_cancelled_or_late(size_t slot, const RunOptions& run_options,
+                                   Clock::time_point deadline) {
     auto fail_before_start = [&](FailureCode code, const std::string& message) {
       set_slot(slot, SlotState::idle, nullptr);
       ExecutionData data;
@@ -283,74 +330,92 @@ class Supervisor::Impl {
     if (Clock::now() >= deadline) {
       fail_before_start(FailureCode::timeout, "the deadline passed before the command started");
     }
+  }
 
+  // The command to spawn: `command` itself, or a copy in `with_rlimit`
+  // bounded by an address-space rlimit where no cgroup enforces its memory
+  // limit. Frees the slot and throws where a strict confinement has a limit
+  // this host cannot enforce.
+  const Command& command_within_limits(size_t slot, const Command& command,
+                                       std::optional<Command>& with_rlimit) {
     const ResourceLimits& limits = command.hardening.confinement.limits;
-    const Command* to_spawn = &command;
-    std::optional<Command> with_rlimit;
-    if (any_limit(limits)) {
-      auto missing = limits_->unenforced(limits);
-      if (!missing.empty() && command.hardening.confinement.strict) {
-        set_slot(slot, SlotState::idle, nullptr);
-        std::string names;
-        for (const auto& name : missing) names += (names.empty() ? "" : "; ") + name;
-        throw_failure(FailureCode::unavailable,
-                      "strict confinement: a resource limit cannot be enforced here: " + names);
-      }
-      if (limits.memory_bytes && !command.hardening.rlimits.address_space &&
-          !limits_->enforces(LimitController::memory)) {
-        // The weaker fallback: each process alone is bounded.
-        with_rlimit = command;
-        with_rlimit->hardening.rlimits.address_space = limits.memory_bytes;
-        to_spawn = &*with_rlimit;
-      }
+    if (!any_limit(limits)) return command;
+    auto missing = limits_->unenforced(limits);
+    if (!missing.empty() && command.hardening.confinement.strict) {
+      set_slot(slot, SlotState::idle, nullptr);
+      std::string names;
+      for (const auto& name : missing) names += (names.empty() ? "" : "; ") + name;
+      throw_failure(FailureCode::unavailable,
+                    "strict confinement: a resource limit cannot be enforced here: " + names);
     }
+    if (limits.memory_bytes && !command.hardening.rlimits.address_space &&
+        !limits_->enforces(LimitController::memory)) {
+      // The weaker fallback: each process alone is bounded.
+      with_rlimit = command;
+      with_rlimit->hardening.rlimits.address_space = limits.memory_bytes;
+      return *with_rlimit;
+    }
+    return command;
+  }
 
-    std::unique_ptr<Unit> unit;
-    std::unique_ptr<LimitLeaf> limit_leaf;
-    std::uint64_t oom_before = 0;
-    RunLoopInput input;
+  // Spawns `to_spawn` in a fresh unit with its limits applied and its output
+  // piped. On failure, frees what it took and the slot, and throws.
+  Launch launch(size_t slot, const Command& command, const Command& to_spawn) {
+    const ResourceLimits& limits = command.hardening.confinement.limits;
+    Launch run;
     try {
       std::string executable = resolve_executable(command);
-      unit = make_unit(unit_kind_, leaf_pool_ ? &*leaf_pool_ : nullptr);
-      if (auto leaf = unit->cgroup_path(); !leaf.empty()) {
+      run.unit = make_unit(unit_kind_, leaf_pool_ ? &*leaf_pool_ : nullptr);
+      if (auto leaf = run.unit->cgroup_path(); !leaf.empty()) {
         limits_->apply_v2(leaf, limits);
-        oom_before = unit->oom_kills();
+        run.oom_before = run.unit->oom_kills();
       }
-      limit_leaf = limits_->acquire(limits);
+      run.limit_leaf = limits_->acquire(limits);
       UniqueFd stdout_write, stderr_write;
-      make_pipe(input.stdout_read, stdout_write);
-      make_pipe(input.stderr_read, stderr_write);
+      make_pipe(run.input.stdout_read, stdout_write);
+      make_pipe(run.input.stderr_read, stderr_write);
       SpawnRequest request;
-      unit->prepare(request);
-      if (limit_leaf) request.limit_cgroup_procs_fds = limit_leaf->procs_fds();
+      run.unit->prepare(request);
+      if (run.limit_leaf) request.limit_cgroup_procs_fds = run.limit_leaf->procs_fds();
       request.stdout_fd = stdout_write.get();
       request.stderr_fd = stderr_write.get();
-      unit->started(spawn(*to_spawn, executable, request));
+      run.unit->started(spawn(to_spawn, executable, request));
       // The child joined its limit leaves itself before exec (or the start
       // failed). Moving it again from here would cost a cgroup migration
       // (an RCU grace period, milliseconds) for nothing.
-      if (limit_leaf) limit_leaf->close_procs();
+      if (run.limit_leaf) run.limit_leaf->close_procs();
     } catch (const std::exception& e) {
-      if (unit) unit->release();
-      if (limit_leaf) limits_->release(limit_leaf);
+      if (run.unit) run.unit->release();
+      if (run.limit_leaf) limits_->release(run.limit_leaf);
       set_slot(slot, SlotState::idle, nullptr);
       throw_failure(FailureCode::unavailable, std::string("could not start: ") + e.what());
     }
-    set_slot(slot, SlotState::running, unit.get());
+    return run;
+  }
+
+  // Drives the run loop until the run ended and its unit was cleaned up (or
+  // could not be within the budget); `capture` holds its output.
+  RunLoopResult watch(size_t slot, Clock::time_point deadline, const RunOptions& run_options,
+                      Launch& run, OutputCapture& capture) {
+    RunLoopInput& input = run.input;
     ::fcntl(input.stdout_read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(input.stderr_read.get(), F_SETFL, O_NONBLOCK);
-
-    input.unit = unit.get();
+    input.unit = run.unit.get();
     input.deadline = deadline;
     input.cleanup_budget = options_.cleanup_budget;
     input.cancel_fd = run_options.cancel ? run_options.cancel->wait_handle() : -1;
     input.shutdown_fd = shutdown_fd_.get();
     input.suppress_kill = options_.test_hooks.suppress_kill;
-    input.on_cleanup = [&] { set_slot(slot, SlotState::cleaning_up, nullptr); };
-    OutputCapture capture(options_.output_budget);
+    input.on_cleanup = [this, slot] { set_slot(slot, SlotState::cleaning_up, nullptr); };
     RunLoopResult result = drive_run(input, capture);
     capture.finish();
+    return result;
+  }
 
+  // The run's output and usage, and its exit code once the leader exited
+  // and was reaped. `failed` is left to the verdict.
+  static ExecutionData collect(OutputCapture& capture, Unit& unit, Clock::time_point started,
+                               Ending ending) {
     ExecutionData data;
     data.stdout_text = std::move(capture.stdout_text);
     data.stderr_text = std::move(capture.stderr_text);
@@ -360,37 +425,33 @@ class Supervisor::Impl {
     data.stderr_replaced = capture.stderr_replaced;
     data.usage.output_bytes = capture.total_bytes;
     data.usage.wall_time = seconds_between(started, Clock::now());
-    data.usage.cpu_time = unit->cpu_seconds();
-    data.usage.memory_peak = static_cast<std::uint64_t>(unit->leader_usage().ru_maxrss) * 1024;
-    int status = unit->leader_status();
-    if (result.ending == Ending::exited && unit->leader_reaped()) {
+    data.usage.cpu_time = unit.cpu_seconds();
+    data.usage.memory_peak = static_cast<std::uint64_t>(unit.leader_usage().ru_maxrss) * 1024;
+    int status = unit.leader_status();
+    if (ending == Ending::exited && unit.leader_reaped()) {
       data.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
-    std::string description = unit->describe();
-    bool oom_killed = unit->oom_kills() > oom_before || (limit_leaf && limit_leaf->oom_killed());
+    return data;
+  }
 
-    if (result.unit_empty && limit_leaf && !limit_leaf->empty()) {
-      // Only possible when the unit does not hold every descendant (a
-      // process group): the limit leaf still lists one. Kill and wait.
-      auto until = Clock::now() + options_.cleanup_budget;
-      while (!limit_leaf->empty() && Clock::now() < until) {
-        if (!suppressed()) limit_leaf->kill_all();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      if (!limit_leaf->empty()) result.unit_empty = false;
+  // Kills what `leaf` still lists until it is empty or the cleanup budget is
+  // spent. Returns whether it is empty.
+  bool kill_until_empty(LimitLeaf& leaf) {
+    auto until = Clock::now() + options_.cleanup_budget;
+    while (!leaf.empty() && Clock::now() < until) {
+      if (!suppressed()) leaf.kill_all();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    if (result.unit_empty) {
-      unit->release();
-      limits_->release(limit_leaf);
-      set_slot(slot, SlotState::idle, nullptr);
-    } else {
-      park(slot, std::move(unit), std::move(limit_leaf));
-    }
+    return leaf.empty();
+  }
 
-    std::string program = command.argv[0];
-    bool ok = result.unit_empty && result.ending == Ending::exited && data.exit_code == 0;
-    data.failed = !ok;
-    auto execution = std::make_shared<const Execution>(std::move(data));
+  // Throws the failure a finished run is, most telling first: a unit not
+  // seen empty, the deadline, a cancellation, the memory limit, a non-zero
+  // exit. Returns for a run that succeeded.
+  static void throw_if_failed(const std::string& program, const std::string& description,
+                              const RunLoopResult& result, bool oom_killed,
+                              const ResourceLimits& limits,
+                              const std::shared_ptr<const Execution>& execution) {
     if (!result.unit_empty) {
       throw_failure(FailureCode::cleanup_failed,
                     program + ": " + description + " still holds a live process after the " +
@@ -405,19 +466,18 @@ class Supervisor::Impl {
       case Ending::exited:
         break;
     }
-    if (!ok && oom_killed) {
+    if (execution->failed() && oom_killed) {
       throw_failure(FailureCode::memory_limit,
                     program + ": the run reached its memory limit (" +
                         std::to_string(limits.memory_bytes.value_or(0)) +
                         " bytes) and the kernel killed a process",
                     execution);
     }
-    if (!ok) {
+    if (execution->failed()) {
       throw_failure(FailureCode::command_failed,
                     program + ": exited with status " + std::to_string(*execution->exit_code()),
                     execution);
     }
-    return *execution;
   }
 
   // Keeps the slot taken by a unit not seen empty; the re-check frees it.

@@ -1,3 +1,9 @@
+// HelperEngine, the Ruby engine of a process that may spawn: every run in
+// the sandbox's corral-ruby-helper process (helper.hpp), over its socket in
+// length-prefixed frames (wire.hpp): the setup once, then per run the
+// request, the guest's output and tool calls, and its result. Timeout and
+// cancel kill the helper; the next run starts another. make_ruby_engine
+// picks this engine or the inline one (inline_engine.cc).
 #include "sandbox/ruby/engine_ruby.hpp"
 
 #include <poll.h>
@@ -16,6 +22,7 @@
 
 #include "core/utf8.hpp"
 #include "sandbox/output.hpp"
+#include "sandbox/ruby/engine_shared.hpp"
 #include "sandbox/ruby/guest.hpp"
 #include "sandbox/ruby/helper.hpp"
 #include "sandbox/ruby/wire.hpp"
@@ -26,177 +33,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using ruby::kNoFailure;
-using ruby::kNone;
-
-constexpr std::size_t kMaxMessageBytes = 16 * 1024;
-
-std::uint64_t or_none(const std::optional<std::uint64_t>& v) { return v ? *v : kNone; }
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-bool is_ascii_identifier(std::string_view s) {
-  if (s.empty() || s.size() > 128) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-ruby::GuestSetup make_setup(const Options& options, const Registry& registry) {
-  ruby::GuestSetup setup;
-  setup.profile = options.profile;
-  setup.memory_limit = or_none(options.memory_limit);
-  setup.stdout_limit = or_none(options.stdout_limit);
-  setup.stderr_limit = or_none(options.stderr_limit);
-  setup.max_tool_calls = or_none(options.max_tool_calls);
-  for (const ToolEntry& tool : registry.tools) {
-    std::string path;
-    try {
-      path = ruby_tool_path(tool.path);
-    } catch (const std::invalid_argument&) {
-      path = tool.path;  // the guest refuses it at setup, with its reason
-    }
-    setup.tools.push_back(std::move(path));
-  }
-  setup.snippets = registry.snippets;
-  return setup;
-}
-
-enum class ToolOutcome { ok, error, timeout, cancelled };
-
-// What a run in progress shares with cancel().
-struct Live {
-  std::mutex mutex;
-  bool running = false;
-  bool cancelled = false;
-  std::shared_ptr<Mailbox> mailbox;  // of the async tool call being waited for
-};
-
-// Calls a bound tool for the guest: sync on this thread, async through a
-// mailbox this thread waits on until the answer, the deadline or cancel().
-ToolOutcome invoke_tool(const ToolEntry& tool, std::string args, std::string& out,
-                        std::optional<Clock::time_point> deadline, Live& live) {
-  if (tool.sync) {
-    bool ok = false;
-    try {
-      out = tool.sync(args);
-      ok = true;
-    } catch (const ToolError& e) {
-      out = tool.path + ": " + e.what();
-    } catch (const std::exception& e) {
-      out = tool.path + " failed: " + e.what();
-    } catch (...) {
-      out = tool.path + " failed";
-    }
-    {
-      std::lock_guard lock(live.mutex);
-      if (live.cancelled) return ToolOutcome::cancelled;
-    }
-    if (deadline && Clock::now() >= *deadline) return ToolOutcome::timeout;
-    return ok ? ToolOutcome::ok : ToolOutcome::error;
-  }
-  auto mailbox = std::make_shared<Mailbox>();
-  {
-    std::lock_guard lock(live.mutex);
-    if (live.cancelled) return ToolOutcome::cancelled;
-    live.mailbox = mailbox;
-  }
-  auto state = std::make_shared<ToolReply::State>();
-  state->mailbox = mailbox;
-  state->call_id = 1;
-  start_async_tool(tool, std::move(args), ToolReply(state));
-  ToolOutcome result = ToolOutcome::timeout;
-  {
-    std::unique_lock lock(mailbox->mutex);
-    auto ready = [&] { return !mailbox->answers.empty() || mailbox->wake; };
-    bool got = true;
-    if (deadline) {
-      got = mailbox->ready.wait_until(lock, *deadline, ready);
-    } else {
-      mailbox->ready.wait(lock, ready);
-    }
-    if (got && !mailbox->answers.empty()) {
-      Mailbox::Answer& answer = mailbox->answers.front();
-      out = std::move(answer.payload);
-      result = answer.ok ? ToolOutcome::ok : ToolOutcome::error;
-    } else if (got) {
-      result = ToolOutcome::cancelled;
-    }
-    mailbox->closed = true;
-  }
-  std::lock_guard lock(live.mutex);
-  live.mailbox.reset();
-  if (live.cancelled) return ToolOutcome::cancelled;
-  return result;
-}
-
-// Fills the parts of an outcome every mode computes the same way.
-void finish(RunOutcome& outcome, const Options& options, const RunRequest& request,
-            const ruby::Counters& counters, std::string out, std::string err, double cpu) {
-  if (outcome.failure) {
-    switch (*outcome.failure) {
-      case FailureCode::timeout:
-        outcome.message =
-            "the run exceeded its timeout of " + format_seconds(options.timeout->count());
-        break;
-      case FailureCode::memory_limit:
-        outcome.message = "the run exceeded its memory limit of " +
-                          std::to_string(*options.memory_limit) + " bytes";
-        break;
-      case FailureCode::cancelled:
-        outcome.message = "the run was cancelled";
-        break;
-      default:
-        break;
-    }
-  }
-  // Ruby strings are bytes: what reaches the host is made UTF-8 here, once
-  // (core/utf8.hpp), and the result says which channel had bytes replaced.
-  core::replace_invalid_utf8(outcome.message);
-  if (outcome.message.size() > kMaxMessageBytes) {
-    outcome.message.resize(core::utf8_cut(outcome.message, kMaxMessageBytes));
-    outcome.message += "... (message truncated)";
-  }
-  ExecutionData& data = outcome.data;
-  data.failed = outcome.failure.has_value();
-  if (data.failed) data.value = "null";
-  data.stdout_replaced = core::replace_invalid_utf8(out);
-  data.stderr_replaced = core::replace_invalid_utf8(err);
-  data.stdout_text = std::move(out);
-  data.stderr_text = std::move(err);
-  data.stdout_truncated = counters.stdout_truncated.load() != 0;
-  data.stderr_truncated = counters.stderr_truncated.load() != 0;
-  data.usage.output_bytes = counters.offered_stdout.load() + counters.offered_stderr.load();
-  data.usage.tool_calls = counters.tool_calls.load();
-  data.usage.memory_peak = counters.memory_peak.load();
-  if (outcome.failure == FailureCode::memory_limit && options.memory_limit) {
-    data.usage.memory_peak = std::min(data.usage.memory_peak, *options.memory_limit);
-  }
-  data.usage.cpu_time = cpu;
-  data.usage.wall_time = std::chrono::duration<double>(Clock::now() - request.entry).count();
-}
-
-void apply_result(RunOutcome& outcome, const ruby::GuestResult& result, const Options& options) {
-  if (result.code == kNoFailure) {
-    outcome.data.value = result.value;
-    return;
-  }
-  outcome.failure = static_cast<FailureCode>(result.code);
-  outcome.message = result.message;
-  if (outcome.failure == FailureCode::tool_error && result.message.empty() &&
-      options.max_tool_calls) {
-    outcome.message = "the run made more than " + std::to_string(*options.max_tool_calls) +
-                      " tool calls (max_tool_calls)";
-  }
-}
-
-// ---- helper mode ------------------------------------------------------------
 
 // What a helper that ended under a run tells about it.
 // `ready` is false for a helper that never said hello.
@@ -294,7 +130,7 @@ class HelperEngine : public Engine {
 
   Options options_;
   int cancel_fd_ = -1;
-  Live live_;
+  ruby::Live live_;
   std::unique_ptr<ruby::HelperProcess> helper_;
   ruby::Counters spare_counters_;
   std::string inbox_;
@@ -356,7 +192,8 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
     live_.running = false;
   }
   const ruby::Counters& read = end_helper(run, counters);
-  finish(run.outcome, options_, request, read, run.out.take(), run.err.take(), run.cpu);
+  ruby::finish_outcome(run.outcome, options_, request, read, run.out.take(), run.err.take(),
+                       run.cpu);
   return std::move(run.outcome);
 }
 
@@ -393,7 +230,7 @@ void HelperEngine::greet(HelperRun& run, const Registry& registry) {
     return;
   }
   ruby::Writer setup(ruby::Frame::setup);
-  const ruby::GuestSetup s = make_setup(options_, registry);
+  const ruby::GuestSetup s = ruby::make_setup(options_, registry);
   setup.u8(s.profile == Profile::permissive ? 1 : 0)
       .u64(s.memory_limit)
       .u64(s.stdout_limit)
@@ -456,14 +293,15 @@ bool HelperEngine::on_frame(HelperRun& run, std::string_view body, const Registr
       return false;
     }
     std::string answer;
-    const ToolOutcome result =
-        invoke_tool(registry.tools[index], std::move(args), answer, run.deadline, live_);
-    if (result == ToolOutcome::timeout || result == ToolOutcome::cancelled) {
-      run.end(result == ToolOutcome::timeout ? FailureCode::timeout : FailureCode::cancelled, "");
+    const ruby::ToolOutcome result =
+        ruby::invoke_tool(registry.tools[index], std::move(args), answer, run.deadline, live_);
+    if (result == ruby::ToolOutcome::timeout || result == ruby::ToolOutcome::cancelled) {
+      run.end(result == ruby::ToolOutcome::timeout ? FailureCode::timeout : FailureCode::cancelled,
+              "");
       return false;
     }
     ruby::Writer reply(ruby::Frame::answer);
-    reply.u8(result == ToolOutcome::ok ? 1 : 0).str(answer);
+    reply.u8(result == ruby::ToolOutcome::ok ? 1 : 0).str(answer);
     if (!send(reply.finish())) run.end(FailureCode::internal, "the Ruby helper process is gone");
     return true;
   }
@@ -479,7 +317,7 @@ bool HelperEngine::on_frame(HelperRun& run, std::string_view body, const Registr
       return false;
     }
     run.cpu = cpu;
-    apply_result(run.outcome, result, options_);
+    ruby::apply_result(run.outcome, result, options_);
     run.exiting = result.discard;
     return false;
   }
@@ -517,302 +355,11 @@ const ruby::Counters& HelperEngine::end_helper(HelperRun& run, ruby::Counters& c
   return spare_counters_;
 }
 
-// ---- inline mode ------------------------------------------------------------
-
-class InlineEngine : public Engine, private ruby::GuestHost {
- public:
-  InlineEngine(const Options& options, StuckRun on_stuck)
-      : options_(options), stuck_(std::move(on_stuck)) {}
-
-  void cancel() override {
-    bool waiting_for_tool = false;
-    {
-      std::lock_guard lock(live_.mutex);
-      if (!live_.running) return;
-      live_.cancelled = true;
-      waiting_for_tool = live_.mailbox != nullptr;
-      if (waiting_for_tool) live_.mailbox->poke();
-    }
-    // A tool wait ends on the poke; Ruby code only through the handler.
-    if (!waiting_for_tool) report_stuck(FailureCode::cancelled);
-  }
-
-  RunOutcome run(const RunRequest& request, const Registry& registry) override {
-    RunOutcome outcome;
-    registry_ = &registry;
-    stuck_reported_ = false;
-    entry_ = request.entry;
-    deadline_.reset();
-    if (options_.timeout) {
-      deadline_ = request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout);
-    }
-    {
-      std::lock_guard lock(live_.mutex);
-      live_.running = true;
-      live_.cancelled = false;
-    }
-    // A cancel that came before the run could take it: no Ruby runs (an
-    // inline guest cannot be interrupted once it does).
-    const bool cancelled_early = request.take_early_cancel && request.take_early_cancel();
-    if (!guest_)
-      guest_ = std::make_unique<ruby::Guest>(make_setup(options_, registry),
-                                             static_cast<ruby::GuestHost&>(*this), counters_);
-    counters_.reset();
-    out_.clear();
-    err_.clear();
-    const double cpu_start = thread_cpu_seconds();
-    ruby::GuestRequest guest_request;
-    guest_request.kind = request.kind;
-    guest_request.code = request.code;
-    guest_request.entrypoint = request.entrypoint;
-    guest_request.args_json = request.args_json.empty() ? "[]" : request.args_json;
-    Watchdog::Id watchdog = 0;
-    if (deadline_ && stuck_) {
-      watchdog = Watchdog::instance().arm(*deadline_, [this] {
-        bool waiting_for_tool = false;
-        {
-          std::lock_guard lock(live_.mutex);
-          waiting_for_tool = live_.mailbox != nullptr;
-        }
-        // A tool wait ends at the deadline by itself; Ruby code does not.
-        if (!waiting_for_tool) report_stuck(FailureCode::timeout);
-      });
-    }
-    if (cancelled_early) {
-      std::lock_guard lock(live_.mutex);
-      live_.cancelled = true;
-    } else {
-      const ruby::GuestResult result = guest_->run(guest_request);
-      apply_result(outcome, result, options_);
-    }
-    if (watchdog) Watchdog::instance().disarm(watchdog);
-    {
-      std::lock_guard lock(live_.mutex);
-      live_.running = false;
-      if (live_.cancelled && !outcome.failure) outcome.failure = FailureCode::cancelled;
-    }
-    if (!outcome.failure && deadline_ && Clock::now() >= *deadline_) {
-      outcome.failure = FailureCode::timeout;
-    }
-    {
-      std::lock_guard lock(output_mutex_);
-      finish(outcome, options_, request, counters_, std::move(out_), std::move(err_),
-             thread_cpu_seconds() - cpu_start);
-    }
-    guest_->prepare();
-    return outcome;
-  }
-
- private:
-  void write(int channel, std::string_view bytes) override {
-    std::lock_guard lock(output_mutex_);
-    (channel == 1 ? err_ : out_).append(bytes);
-  }
-
-  // Hands a run that Ruby code keeps busy to the stuck handler, once.
-  void report_stuck(FailureCode code) {
-    if (!stuck_) return;
-    {
-      std::lock_guard lock(live_.mutex);
-      if (!live_.running || stuck_reported_) return;
-      stuck_reported_ = true;
-    }
-    RunOutcome outcome;
-    outcome.failure = code;
-    RunRequest request;
-    request.entry = entry_;
-    {
-      std::lock_guard lock(output_mutex_);
-      finish(outcome, options_, request, counters_, out_, err_, 0);
-    }
-    stuck_(
-        Failure{code, outcome.message, std::make_shared<const Execution>(std::move(outcome.data))});
-  }
-
-  Answer call_tool(std::uint32_t index, std::string args_json, std::string& out,
-                   std::uint8_t& stop_code) override {
-    if (index >= registry_->tools.size()) return Answer::error;
-    switch (invoke_tool(registry_->tools[index], std::move(args_json), out, deadline_, live_)) {
-      case ToolOutcome::ok:
-        return Answer::ok;
-      case ToolOutcome::error:
-        return Answer::error;
-      case ToolOutcome::timeout:
-        stop_code = static_cast<std::uint8_t>(FailureCode::timeout);
-        return Answer::stop;
-      case ToolOutcome::cancelled:
-        stop_code = static_cast<std::uint8_t>(FailureCode::cancelled);
-        return Answer::stop;
-    }
-    return Answer::error;
-  }
-
-  Options options_;
-  Live live_;
-  ruby::Counters counters_;
-  StuckRun stuck_;
-  bool stuck_reported_ = false;  // under live_.mutex
-  std::chrono::steady_clock::time_point entry_;
-  std::mutex output_mutex_;  // out_, err_: the stuck handler reads them
-  std::unique_ptr<ruby::Guest> guest_;
-  const Registry* registry_ = nullptr;
-  std::optional<Clock::time_point> deadline_;
-  std::string out_;
-  std::string err_;
-};
-
 }  // namespace
 
 std::unique_ptr<Engine> make_ruby_engine(const Options& options, const Hosting& hosting) {
-  if (!hosting.may_spawn) return std::make_unique<InlineEngine>(options, hosting.on_stuck);
+  if (!hosting.may_spawn) return ruby::make_inline_engine(options, hosting.on_stuck);
   return std::make_unique<HelperEngine>(options);
-}
-
-std::string ruby_tool_path(std::string_view path) {
-  std::vector<std::string> segments;
-  std::string_view rest = path;
-  while (true) {
-    const std::size_t dot = rest.find('.');
-    const std::size_t colons = rest.find("::");
-    const std::size_t cut = std::min(dot, colons);
-    segments.emplace_back(rest.substr(0, cut));
-    if (cut == std::string_view::npos) break;
-    // "::" may only separate constants: not after the method's dot.
-    rest.remove_prefix(cut + (cut == colons ? 2 : 1));
-  }
-  if (segments.size() < 2) {
-    throw std::invalid_argument("bind: \"" + std::string(path) +
-                                "\" is not a Ruby tool path (Const.method or Const::Const.method)");
-  }
-  std::string ruby;
-  for (std::size_t i = 0; i < segments.size(); ++i) {
-    std::string& segment = segments[i];
-    if (!is_ascii_identifier(segment)) {
-      throw std::invalid_argument("bind: \"" + std::string(path) + "\" has a segment \"" + segment +
-                                  "\" that is not an ASCII identifier");
-    }
-    if (i + 1 < segments.size()) {
-      if (segment[0] == '_') {
-        throw std::invalid_argument("bind: \"" + std::string(path) + "\": \"" + segment +
-                                    "\" cannot be a Ruby constant");
-      }
-      if (segment[0] >= 'a' && segment[0] <= 'z') segment[0] = static_cast<char>(segment[0] - 32);
-      ruby += (i == 0 ? "" : "::") + segment;
-    } else {
-      ruby += "." + segment;
-    }
-  }
-  return ruby;
-}
-
-namespace {
-
-// Top-level constants of a guest's state before any tool is bound.
-constexpr std::string_view kRubyConstants[] = {"ArgumentError",
-                                               "Array",
-                                               "BasicObject",
-                                               "Class",
-                                               "Comparable",
-                                               "Complex",
-                                               "Corral",
-                                               "Data",
-                                               "Dir",
-                                               "Enumerable",
-                                               "Enumerator",
-                                               "ENV",
-                                               "Exception",
-                                               "FalseClass",
-                                               "Fiber",
-                                               "FiberError",
-                                               "File",
-                                               "Float",
-                                               "FloatDomainError",
-                                               "FrozenError",
-                                               "GC",
-                                               "Hash",
-                                               "IndexError",
-                                               "Integer",
-                                               "IO",
-                                               "KeyError",
-                                               "Kernel",
-                                               "LocalJumpError",
-                                               "Math",
-                                               "Method",
-                                               "Module",
-                                               "NameError",
-                                               "NilClass",
-                                               "NoMemoryError",
-                                               "NoMethodError",
-                                               "NotImplementedError",
-                                               "Numeric",
-                                               "Object",
-                                               "ObjectSpace",
-                                               "Proc",
-                                               "Process",
-                                               "Random",
-                                               "Range",
-                                               "RangeError",
-                                               "Rational",
-                                               "RegexpError",
-                                               "RuntimeError",
-                                               "ScriptError",
-                                               "SecurityError",
-                                               "Socket",
-                                               "StandardError",
-                                               "StopIteration",
-                                               "String",
-                                               "Struct",
-                                               "Symbol",
-                                               "SyntaxError",
-                                               "SystemStackError",
-                                               "Time",
-                                               "TrueClass",
-                                               "TypeError",
-                                               "UnboundMethod",
-                                               "ZeroDivisionError",
-                                               "STDOUT",
-                                               "STDERR",
-                                               "RUBY_VERSION",
-                                               "RUBY_ENGINE",
-                                               "MRUBY_VERSION"};
-
-// "Tools::Search.query" -> "Tools.Search.query", for overlap checks.
-std::string dotted(const std::string& ruby) {
-  std::string out;
-  for (std::size_t i = 0; i < ruby.size(); ++i) {
-    if (ruby.compare(i, 2, "::") == 0) {
-      out.push_back('.');
-      ++i;
-    } else {
-      out.push_back(ruby[i]);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-void check_ruby_tool_path(std::string_view path, const std::vector<std::string>& bound) {
-  const std::string ruby = dotted(ruby_tool_path(path));
-  const std::string_view first = std::string_view(ruby).substr(0, ruby.find('.'));
-  for (std::string_view reserved : kRubyConstants) {
-    if (first == reserved) {
-      throw std::invalid_argument("bind: \"" + std::string(path) +
-                                  "\" would reopen the Ruby constant " + std::string(reserved));
-    }
-  }
-  for (const std::string& other_path : bound) {
-    std::string other;
-    try {
-      other = dotted(ruby_tool_path(other_path));
-    } catch (const std::invalid_argument&) {
-      continue;
-    }
-    if (paths_overlap(other, ruby)) {
-      throw std::invalid_argument("bind: \"" + std::string(path) +
-                                  "\" collides with the bound path \"" + other_path + "\"");
-    }
-  }
 }
 
 }  // namespace corral::sandbox

@@ -121,87 +121,101 @@ struct Writer {
       case MRB_TT_TRUE:
         out += "true";
         return true;
-      case MRB_TT_INTEGER: {
-        char buf[32];
-        auto r = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(mrb_integer(v)));
-        out.append(buf, r.ptr);
+      case MRB_TT_INTEGER:
+        write_integer(mrb_integer(v));
         return true;
-      }
-      case MRB_TT_FLOAT: {
-        const double d = mrb_float(v);
-        if (!std::isfinite(d)) return fail("is a Float that is not finite");
-        char buf[64];
-        auto r = std::to_chars(buf, buf + sizeof buf, d);
-        out.append(buf, r.ptr);
-        return true;
-      }
-      case MRB_TT_STRING: {
-        std::string_view s(RSTRING_PTR(v), static_cast<std::size_t>(RSTRING_LEN(v)));
-        if (!is_valid_utf8(s)) return fail("is a String that is not valid UTF-8");
-        core::append_json_string(out, s);
-        return true;
-      }
+      case MRB_TT_FLOAT:
+        return write_float(mrb_float(v));
+      case MRB_TT_STRING:
+        return write_text(
+            std::string_view(RSTRING_PTR(v), static_cast<std::size_t>(RSTRING_LEN(v))),
+            "is a String that is not valid UTF-8");
       case MRB_TT_SYMBOL: {
         std::string_view s;
         key_text(v, s);
-        if (!is_valid_utf8(s)) return fail("is a Symbol that is not valid UTF-8");
-        core::append_json_string(out, s);
-        return true;
+        return write_text(s, "is a Symbol that is not valid UTF-8");
       }
-      case MRB_TT_ARRAY: {
-        out.push_back('[');
-        for (mrb_int i = 0; i < RARRAY_LEN(v); ++i) {
-          if (i > 0) out.push_back(',');
-          steps.push_back({i, {}, false});
-          if (!write(RARRAY_PTR(v)[i], depth + 1)) return false;
-          steps.pop_back();
-        }
-        out.push_back(']');
-        return true;
-      }
-      case MRB_TT_HASH: {
-        struct Walk {
-          Writer* self;
-          int depth;
-          bool first = true;
-          bool ok = true;
-        } walk{this, depth};
-        out.push_back('{');
-        mrb_hash_foreach(
-            mrb, mrb_hash_ptr(v),
-            [](mrb_state*, mrb_value key, mrb_value val, void* data) -> int {
-              auto* w = static_cast<Walk*>(data);
-              std::string_view text;
-              if (!w->self->key_text(key, text)) {
-                w->ok =
-                    w->self->fail(std::string("has a key that is a ") + w->self->class_name(key) +
-                                  " (keys must be Strings or Symbols)");
-                return 1;
-              }
-              if (!is_valid_utf8(text)) {
-                w->ok = w->self->fail("has a key that is not valid UTF-8");
-                return 1;
-              }
-              if (!w->first) w->self->out.push_back(',');
-              w->first = false;
-              core::append_json_string(w->self->out, text);
-              w->self->out.push_back(':');
-              w->self->steps.push_back({0, text, true});
-              if (!w->self->write(val, w->depth + 1)) {
-                w->ok = false;
-                return 1;
-              }
-              w->self->steps.pop_back();
-              return 0;
-            },
-            &walk);
-        if (!walk.ok) return false;
-        out.push_back('}');
-        return true;
-      }
+      case MRB_TT_ARRAY:
+        return write_array(v, depth);
+      case MRB_TT_HASH:
+        return write_hash(v, depth);
       default:
         return fail(std::string("is a ") + class_name(v));
     }
+  }
+
+  void write_integer(mrb_int i) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(i));
+    out.append(buf, r.ptr);
+  }
+
+  bool write_float(double d) {
+    if (!std::isfinite(d)) return fail("is a Float that is not finite");
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, d);
+    out.append(buf, r.ptr);
+    return true;
+  }
+
+  // `refusal` says what the value is when its bytes are not UTF-8.
+  bool write_text(std::string_view s, std::string_view refusal) {
+    if (!is_valid_utf8(s)) return fail(refusal);
+    core::append_json_string(out, s);
+    return true;
+  }
+
+  bool write_array(mrb_value v, int depth) {
+    out.push_back('[');
+    for (mrb_int i = 0; i < RARRAY_LEN(v); ++i) {
+      if (i > 0) out.push_back(',');
+      steps.push_back({i, {}, false});
+      if (!write(RARRAY_PTR(v)[i], depth + 1)) return false;
+      steps.pop_back();
+    }
+    out.push_back(']');
+    return true;
+  }
+
+  // A Hash is walked by mruby (mrb_hash_foreach), one entry per callback.
+  struct HashWalk {
+    Writer* self;
+    int depth;
+    bool first = true;
+    bool ok = true;
+  };
+
+  bool write_hash(mrb_value v, int depth) {
+    HashWalk walk{this, depth};
+    out.push_back('{');
+    mrb_hash_foreach(mrb, mrb_hash_ptr(v), &Writer::write_entry, &walk);
+    if (!walk.ok) return false;
+    out.push_back('}');
+    return true;
+  }
+
+  // 0 to go on to the next entry, 1 to stop the walk (walk.ok then false).
+  static int write_entry(mrb_state*, mrb_value key, mrb_value val, void* data) {
+    auto* walk = static_cast<HashWalk*>(data);
+    walk->ok = walk->self->write_member(key, val, *walk);
+    return walk->ok ? 0 : 1;
+  }
+
+  bool write_member(mrb_value key, mrb_value val, HashWalk& walk) {
+    std::string_view text;
+    if (!key_text(key, text)) {
+      return fail(std::string("has a key that is a ") + class_name(key) +
+                  " (keys must be Strings or Symbols)");
+    }
+    if (!is_valid_utf8(text)) return fail("has a key that is not valid UTF-8");
+    if (!walk.first) out.push_back(',');
+    walk.first = false;
+    core::append_json_string(out, text);
+    out.push_back(':');
+    steps.push_back({0, text, true});
+    if (!write(val, walk.depth + 1)) return false;
+    steps.pop_back();
+    return true;
   }
 };
 

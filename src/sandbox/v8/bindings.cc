@@ -91,90 +91,115 @@ void missing_tool_getter(v8::Local<v8::Name> property,
   }
 }
 
-void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
-  v8::Isolate* isolate = info.GetIsolate();
-  V8Engine* engine = V8Engine::from(isolate);
-  RunState* run = engine->current();
-  if (!run) return;
-  v8::Local<v8::Context> context = isolate->GetCurrentContext();
-  const ToolEntry& tool = run->registry.tools[info.Data().As<v8::Uint32>()->Value()];
-
-  if (run->options.max_tool_calls && run->tool_calls >= *run->options.max_tool_calls) {
-    run->verdict_message = "the run made more than " +
-                           std::to_string(*run->options.max_tool_calls) +
-                           " tool calls (max_tool_calls)";
-    engine->stop(FailureCode::tool_error);
-    return;
+// Counts a call against max_tool_calls; past it the run is stopped and
+// the call is not made.
+bool take_tool_call(V8Engine& engine, RunState& run) {
+  if (run.options.max_tool_calls && run.tool_calls >= *run.options.max_tool_calls) {
+    run.verdict_message = "the run made more than " + std::to_string(*run.options.max_tool_calls) +
+                          " tool calls (max_tool_calls)";
+    engine.stop(FailureCode::tool_error);
+    return false;
   }
-  ++run->tool_calls;
+  ++run.tool_calls;
+  return true;
+}
 
+// The call's one argument as JSON, "null" without one. False when the call
+// ends here: tool_argument thrown, guest code threw, or the run was stopped.
+bool tool_arguments(const v8::FunctionCallbackInfo<v8::Value>& info, V8Engine& engine,
+                    const RunState& run, const ToolEntry& tool, std::string& args) {
   if (info.Length() > 1) {
-    engine->throw_coded(
+    engine.throw_coded(
         FailureCode::tool_argument,
         tool.path + " takes one argument (a JSON value), not " + std::to_string(info.Length()));
+    return false;
+  }
+  args = "null";
+  if (info.Length() == 0 || info[0]->IsUndefined()) return true;
+  args.clear();
+  std::string why;
+  switch (write_json(info.GetIsolate()->GetCurrentContext(), info[0], args, why,
+                     engine.json_bounds(run))) {
+    case JsonStatus::ok:
+      return true;
+    case JsonStatus::exception:
+    case JsonStatus::stopped:
+      return false;
+    case JsonStatus::unserializable:
+      engine.throw_coded(FailureCode::tool_argument,
+                         "the argument of " + tool.path + " has no JSON form: " + why);
+      return false;
+    case JsonStatus::too_large:
+      engine.throw_coded(FailureCode::tool_argument,
+                         "the argument of " + tool.path + " is too large as JSON: " + why);
+      return false;
+  }
+  return true;
+}
+
+// A sync tool runs on this thread; its JSON answer is the call's value.
+void call_sync_tool(const v8::FunctionCallbackInfo<v8::Value>& info, V8Engine& engine,
+                    const RunState& run, const ToolEntry& tool, const std::string& args) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  std::string result;
+  std::string error;
+  try {
+    result = tool.sync(args);
+  } catch (const ToolError& e) {
+    error = tool.path + ": " + e.what();
+  } catch (const std::exception& e) {
+    error = tool.path + " failed: " + e.what();
+  } catch (...) {
+    error = tool.path + " failed";
+  }
+  if (run.stopped()) return;  // the deadline passed while the tool ran
+  if (!error.empty()) {
+    engine.throw_coded(FailureCode::tool_error, error);
     return;
   }
-  std::string args = "null";
-  if (info.Length() == 1 && !info[0]->IsUndefined()) {
-    args.clear();
-    std::string why;
-    switch (write_json(context, info[0], args, why, engine->json_bounds(*run))) {
-      case JsonStatus::ok:
-        break;
-      case JsonStatus::exception:
-      case JsonStatus::stopped:
-        return;
-      case JsonStatus::unserializable:
-        engine->throw_coded(FailureCode::tool_argument,
-                            "the argument of " + tool.path + " has no JSON form: " + why);
-        return;
-      case JsonStatus::too_large:
-        engine->throw_coded(FailureCode::tool_argument,
-                            "the argument of " + tool.path + " is too large as JSON: " + why);
-        return;
-    }
+  v8::Local<v8::Value> value;
+  bool parsed = false;
+  {
+    v8::TryCatch inner(isolate);
+    parsed = v8::JSON::Parse(context, v8_string(isolate, result)).ToLocal(&value);
   }
-
-  if (tool.sync) {
-    std::string result;
-    std::string error;
-    try {
-      result = tool.sync(args);
-    } catch (const ToolError& e) {
-      error = tool.path + ": " + e.what();
-    } catch (const std::exception& e) {
-      error = tool.path + " failed: " + e.what();
-    } catch (...) {
-      error = tool.path + " failed";
-    }
-    if (run->stopped()) return;  // the deadline passed while the tool ran
-    if (!error.empty()) {
-      engine->throw_coded(FailureCode::tool_error, error);
-      return;
-    }
-    v8::Local<v8::Value> value;
-    bool parsed = false;
-    {
-      v8::TryCatch inner(isolate);
-      parsed = v8::JSON::Parse(context, v8_string(isolate, result)).ToLocal(&value);
-    }
-    if (!parsed) {
-      engine->throw_coded(FailureCode::tool_error, tool.path + " returned invalid JSON");
-      return;
-    }
-    info.GetReturnValue().Set(value);
+  if (!parsed) {
+    engine.throw_coded(FailureCode::tool_error, tool.path + " returned invalid JSON");
     return;
   }
+  info.GetReturnValue().Set(value);
+}
 
+// An async tool answers through the run's mailbox; the call's value is a
+// promise the run loop settles with that answer.
+void call_async_tool(const v8::FunctionCallbackInfo<v8::Value>& info, RunState& run,
+                     const ToolEntry& tool, std::string args) {
+  v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Promise::Resolver> resolver;
-  if (!v8::Promise::Resolver::New(context).ToLocal(&resolver)) return;
-  const std::uint64_t call_id = run->next_call_id++;
-  run->pending.emplace(call_id, v8::Global<v8::Promise::Resolver>(isolate, resolver));
+  if (!v8::Promise::Resolver::New(isolate->GetCurrentContext()).ToLocal(&resolver)) return;
+  const std::uint64_t call_id = run.next_call_id++;
+  run.pending.emplace(call_id, v8::Global<v8::Promise::Resolver>(isolate, resolver));
   auto state = std::make_shared<ToolReply::State>();
-  state->mailbox = run->mailbox;
+  state->mailbox = run.mailbox;
   state->call_id = call_id;
   start_async_tool(tool, std::move(args), ToolReply(state));
   info.GetReturnValue().Set(resolver->GetPromise());
+}
+
+void tool_call(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  V8Engine* engine = V8Engine::from(info.GetIsolate());
+  RunState* run = engine->current();
+  if (!run) return;
+  const ToolEntry& tool = run->registry.tools[info.Data().As<v8::Uint32>()->Value()];
+  if (!take_tool_call(*engine, *run)) return;
+  std::string args;
+  if (!tool_arguments(info, *engine, *run, tool, args)) return;
+  if (tool.sync) {
+    call_sync_tool(info, *engine, *run, tool, args);
+  } else {
+    call_async_tool(info, *run, tool, std::move(args));
+  }
 }
 
 v8::Local<v8::FunctionTemplate> function(v8::Isolate* isolate, v8::FunctionCallback callback,

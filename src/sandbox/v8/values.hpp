@@ -1,5 +1,6 @@
 // src/sandbox/v8/values.hpp: JavaScript values out of the isolate, as JSON
-// (results and tool arguments) or as text (console output).
+// (results and tool arguments: values.cc) or as text (console output:
+// console_format.cc).
 #pragma once
 
 #include <v8.h>
@@ -50,6 +51,10 @@ bool format_console_line(v8::Local<v8::Context> context,
                          const v8::FunctionCallbackInfo<v8::Value>& info, int first,
                          std::string& out, std::size_t max_bytes = std::size_t{1} << 30,
                          bool* cut = nullptr);
+
+// The keys JSON.stringify and console.log show: own, enumerable, strings.
+v8::MaybeLocal<v8::Array> own_enumerable_keys(v8::Local<v8::Context> context,
+                                              v8::Local<v8::Object> object);
 
 // A V8 string from UTF-8 text; the empty string if V8 refuses it (too long).
 v8::Local<v8::String> v8_string(v8::Isolate* isolate, std::string_view text);
