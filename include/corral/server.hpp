@@ -126,19 +126,6 @@ struct MetricsSource {
 // A MetricsSource that serves exactly the server's own instruments.
 MetricsSource own_metrics();
 
-// HttpRoute: plain HTTP requests (not WebSocket upgrades) for `path` are
-// handed to `handler`, connection and all, instead of the probes: the server
-// stops tracking the connection (so close() neither waits for nor closes
-// it; a route that streams ends its streams itself). The request body may
-// be up to `body_limit` bytes. `HttpConnection` is defined in
-// src/server/http_route.hpp (inside corral only). Runs on a server thread.
-class HttpConnection;
-struct HttpRoute {
-  std::string path;
-  std::size_t body_limit = 64 * 1024;
-  std::function<void(std::unique_ptr<HttpConnection>)> handler;
-};
-
 // LogLevel / Logger (corral/log.hpp): where the server reports what it
 // refused or dropped.
 using corral::Logger;
@@ -230,8 +217,6 @@ struct Options {
   Logger logger;
   // Threads running the server's event loop.
   std::size_t io_threads = 1;
-  // Extra plain-HTTP paths (`corral serve` mounts MCP at /mcp).
-  std::vector<HttpRoute> routes;
 };
 
 // Throws std::invalid_argument naming the first bad option.
@@ -294,6 +279,9 @@ class Server {
   class Impl;
 
  private:
+  // Mounts plain-HTTP routes before listen() (inside corral only:
+  // `corral serve` mounts MCP at /mcp; src/server/route.hpp).
+  friend class Routes;
   std::shared_ptr<Impl> impl_;
 };
 

@@ -76,98 +76,119 @@ Daemon::~Daemon() {
 void Daemon::start() {
   if (!orphans_) orphans_ = std::make_unique<process::OrphanReaper>();
   server::Options options = to_server_options(settings_);
-  {  // The tokens in force: a set SIGHUP can replace when it came from a file.
-    std::vector<std::string> tokens;
-    if (!settings_.auth_token.empty()) tokens.push_back(settings_.auth_token);
-    if (!settings_.auth_token_file.empty()) tokens = read_token_file(settings_.auth_token_file);
-    if (!tokens.empty()) {
-      tokens_ = std::make_shared<TokenSet>(std::move(tokens));
-      options.identify = bearer_identity(tokens_);
-    }
-  }
+  use_tokens_in_force(options);
   options.logger = log_.logger();
   mcp::HttpOptions mcp_http;
-  if (settings_.mcp) {
-    mcp_mount_ = std::make_shared<McpMount>();
-    mcp_http.max_sessions = settings_.mcp_max_sessions;
-    mcp_http.session_idle = settings_.mcp_session_idle;
-    mcp_http.identify = options.identify;
-    mcp_http.logger = [this](LogLevel level, const std::string& message) {
-      log_.write(level, message);
-    };
-    options.routes.push_back(mcp::HttpEndpoint::route([mount = mcp_mount_] { return mount->get(); },
-                                                      mcp_http.body_limit));
-    if (options.metrics) {  // the server's own instruments, then the service's
-      options.metrics->render = [render = options.metrics->render,
-                                 mount = mcp_mount_](const std::string& own) {
-        return render(own) + mount->metrics();
-      };
-    }
-  }
+  if (settings_.mcp) mcp_http = mount_mcp_route(options);
   server_ = std::make_unique<server::Server>(std::move(options));
-  if (settings_.mcp) {  // before listen: a bad manifest or upstream leaves nothing listening
-    mcp::Options mcp_options = to_mcp_options(settings_);
-    mcp_options.logger = mcp_http.logger;
-    try {
-      mcp_service_ = mcp::Service::start(std::move(mcp_options), server_->pool());
-    } catch (...) {
-      server_.reset();
-      throw;
-    }
-    std::lock_guard lock(mcp_mount_->mutex);
-    mcp_mount_->endpoint = std::make_shared<mcp::HttpEndpoint>(mcp_service_, std::move(mcp_http));
-    mcp_mount_->service = mcp_service_;
+  if (settings_.mcp) {
+    server::Routes::add(*server_,
+                        mcp::HttpEndpoint::route([mount = mcp_mount_] { return mount->get(); },
+                                                 mcp_http.body_limit));
   }
+  // Before listen: a bad manifest or upstream leaves nothing listening.
+  if (settings_.mcp) start_mcp_service(std::move(mcp_http));
   try {
     server_->listen();  // a taken port throws here
-    server_->pool().subscribe([this](const pool::Event& event) {
-      if (event.kind == pool::Event::Kind::worker_started) {
-        std::lock_guard lock(workers_mutex_);
-        worker_pids_.insert(event.pid);
-        return;
-      }
-      if (event.kind != pool::Event::Kind::worker_exited) return;
-      {
-        std::lock_guard lock(workers_mutex_);
-        worker_pids_.erase(event.pid);
-      }
-      if (!event.exit) return;
-      const pool::WorkerExit exit = *event.exit;
-      const std::string line = "worker " + std::to_string(event.worker) + " (pid " +
-                               std::to_string(event.pid) +
-                               ") exited: " + std::string(pool::to_string(exit));
-      if (exit == pool::WorkerExit::retired || exit == pool::WorkerExit::shutdown ||
-          exit == pool::WorkerExit::memory_bound) {
-        log_.debug(line);
-      } else {
-        log_.warn(line);
-      }
-    });
-    if (settings_.admin) {
-      admin_ = std::make_unique<AdminListener>(
-          settings_.admin_host, settings_.admin_port,
-          [this](std::string_view method, std::string_view path) { return route(method, path); },
-          [this](const std::string& message) { log_.error(message); },
-          server::GuardPolicy{settings_.allowed_origins, settings_.allowed_hosts});
-      admin_->listen();
-    }
+    server_->pool().subscribe([this](const pool::Event& event) { on_pool_event(event); });
+    if (settings_.admin) start_admin_listener();
   } catch (...) {  // what came before is released: the service (its upstreams), the server
-    admin_.reset();
-    if (mcp_service_) {
-      {
-        std::lock_guard lock(mcp_mount_->mutex);
-        mcp_mount_->endpoint.reset();
-        mcp_mount_->service.reset();
-      }
-      mcp_service_->shutdown();
-      mcp_service_.reset();
-    }
-    server_->close();
-    server_.reset();
+    release_after_failed_start();
     throw;
   }
   log_.info("executor listening on " + executor_address() +
             (admin_ ? ", admin listener on " + admin_->address() : std::string()));
+}
+
+void Daemon::use_tokens_in_force(server::Options& options) {
+  // The tokens in force: a set SIGHUP can replace when it came from a file.
+  std::vector<std::string> tokens;
+  if (!settings_.auth_token.empty()) tokens.push_back(settings_.auth_token);
+  if (!settings_.auth_token_file.empty()) tokens = read_token_file(settings_.auth_token_file);
+  if (!tokens.empty()) {
+    tokens_ = std::make_shared<TokenSet>(std::move(tokens));
+    options.identify = bearer_identity(tokens_);
+  }
+}
+
+mcp::HttpOptions Daemon::mount_mcp_route(server::Options& options) {
+  mcp_mount_ = std::make_shared<McpMount>();
+  mcp::HttpOptions mcp_http;
+  mcp_http.max_sessions = settings_.mcp_max_sessions;
+  mcp_http.session_idle = settings_.mcp_session_idle;
+  mcp_http.identify = options.identify;
+  mcp_http.logger = [this](LogLevel level, const std::string& message) {
+    log_.write(level, message);
+  };
+  if (options.metrics) {  // the server's own instruments, then the service's
+    options.metrics->render = [render = options.metrics->render,
+                               mount = mcp_mount_](const std::string& own) {
+      return render(own) + mount->metrics();
+    };
+  }
+  return mcp_http;
+}
+
+void Daemon::start_mcp_service(mcp::HttpOptions mcp_http) {
+  mcp::Options mcp_options = to_mcp_options(settings_);
+  mcp_options.logger = mcp_http.logger;
+  try {
+    mcp_service_ = mcp::Service::start(std::move(mcp_options), server_->pool());
+  } catch (...) {
+    server_.reset();
+    throw;
+  }
+  std::lock_guard lock(mcp_mount_->mutex);
+  mcp_mount_->endpoint = std::make_shared<mcp::HttpEndpoint>(mcp_service_, std::move(mcp_http));
+  mcp_mount_->service = mcp_service_;
+}
+
+void Daemon::on_pool_event(const pool::Event& event) {
+  if (event.kind == pool::Event::Kind::worker_started) {
+    std::lock_guard lock(workers_mutex_);
+    worker_pids_.insert(event.pid);
+    return;
+  }
+  if (event.kind != pool::Event::Kind::worker_exited) return;
+  {
+    std::lock_guard lock(workers_mutex_);
+    worker_pids_.erase(event.pid);
+  }
+  if (!event.exit) return;
+  const pool::WorkerExit exit = *event.exit;
+  const std::string line = "worker " + std::to_string(event.worker) + " (pid " +
+                           std::to_string(event.pid) +
+                           ") exited: " + std::string(pool::to_string(exit));
+  if (exit == pool::WorkerExit::retired || exit == pool::WorkerExit::shutdown ||
+      exit == pool::WorkerExit::memory_bound) {
+    log_.debug(line);
+  } else {
+    log_.warn(line);
+  }
+}
+
+void Daemon::start_admin_listener() {
+  admin_ = std::make_unique<AdminListener>(
+      settings_.admin_host, settings_.admin_port,
+      [this](std::string_view method, std::string_view path) { return route(method, path); },
+      [this](const std::string& message) { log_.error(message); },
+      server::GuardPolicy{settings_.allowed_origins, settings_.allowed_hosts});
+  admin_->listen();
+}
+
+void Daemon::release_after_failed_start() {
+  admin_.reset();
+  if (mcp_service_) {
+    {
+      std::lock_guard lock(mcp_mount_->mutex);
+      mcp_mount_->endpoint.reset();
+      mcp_mount_->service.reset();
+    }
+    mcp_service_->shutdown();
+    mcp_service_.reset();
+  }
+  server_->close();
+  server_.reset();
 }
 
 std::string Daemon::executor_address() const { return server_->address().to_string(); }

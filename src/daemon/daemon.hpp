@@ -26,6 +26,10 @@
 #include "pool/lockdown.hpp"
 #include "process/orphans.hpp"
 
+namespace corral::mcp {
+struct HttpOptions;  // mcp/http.hpp
+}  // namespace corral::mcp
+
 namespace corral::daemon {
 
 class Daemon {
@@ -59,6 +63,23 @@ class Daemon {
   AdminResponse route(std::string_view method, std::string_view path);
 
  private:
+  // The steps of start(), in the order it takes them.
+
+  // Puts --auth-token or --auth-token-file in force for the server (tokens_).
+  void use_tokens_in_force(server::Options& options);
+  // Prepares the /mcp mount (mounted once the server exists) and adds the
+  // service's metrics to the server's options; returns the endpoint's
+  // options for start_mcp_service.
+  mcp::HttpOptions mount_mcp_route(server::Options& options);
+  // Starts the MCP service in the server's pool and mounts its endpoint; a
+  // failure releases the server.
+  void start_mcp_service(mcp::HttpOptions mcp_http);
+  // Tracks worker pids for kill_workers() and logs worker exits.
+  void on_pool_event(const pool::Event& event);
+  void start_admin_listener();
+  // Releases, after a failed listen, what start() had taken before it.
+  void release_after_failed_start();
+
   std::string status_json() const;
   std::string config_json() const;
 

@@ -440,100 +440,134 @@ std::shared_ptr<HttpEndpoint::Entry> HttpEndpoint::find(
   return it->second;
 }
 
-void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
-  const std::string type = lower(connection->header("Content-Type"));
+namespace {
+
+// Whether a POST may be served: it sends JSON and accepts both JSON and SSE
+// (or anything); otherwise answers 415 or 406.
+bool acceptable_post(HttpEndpoint::Connection& connection) {
+  const std::string type = lower(connection.header("Content-Type"));
   if (type.find("application/json") == std::string::npos) {
-    connection->respond(415, error_message(nullptr, kInvalidRequest,
-                                           "Unsupported Media Type: send application/json."));
-    return;
+    connection.respond(415, error_message(nullptr, kInvalidRequest,
+                                          "Unsupported Media Type: send application/json."));
+    return false;
   }
-  const std::string accept = lower(connection->header("Accept"));
+  const std::string accept = lower(connection.header("Accept"));
   const bool any = accept.find("*/*") != std::string::npos;
   if (!any && (accept.find("application/json") == std::string::npos ||
                accept.find("text/event-stream") == std::string::npos)) {
-    connection->respond(406, error_message(nullptr, kInvalidRequest,
-                                           "Not Acceptable: accept both application/json and "
-                                           "text/event-stream."));
-    return;
+    connection.respond(406, error_message(nullptr, kInvalidRequest,
+                                          "Not Acceptable: accept both application/json and "
+                                          "text/event-stream."));
+    return false;
   }
-  const std::string& body = connection->request().body();
+  return true;
+}
+
+// The POSTed message, or nothing after answering 400 (not JSON, or a batch).
+std::optional<json::value> posted_message(HttpEndpoint::Connection& connection) {
+  const std::string& body = connection.request().body();
   boost::system::error_code ec;
   json::value message = json::parse(body, ec);
   if (ec) {
-    connection->respond(400, error_message(nullptr, kParseError, "Parse error: " + ec.message()));
-    return;
+    connection.respond(400, error_message(nullptr, kParseError, "Parse error: " + ec.message()));
+    return std::nullopt;
   }
   if (message.is_array()) {
-    connection->respond(
+    connection.respond(
         400, error_message(nullptr, kInvalidRequest,
                            "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 "
                            "removed batching); send one message at a time."));
-    return;
+    return std::nullopt;
   }
-  const json::object* object = message.if_object();
+  return message;
+}
+
+// The session's messages that belong to no request go out on its newest
+// server stream (GET) that is still open, or nowhere.
+void send_background_on_streams(const std::shared_ptr<HttpEndpoint::Entry>& entry) {
+  std::weak_ptr<HttpEndpoint::Entry> weak = entry;
+  entry->session->set_background([weak](std::string m) {
+    auto e = weak.lock();
+    if (!e) return;
+    std::lock_guard lock(e->mutex);
+    for (auto it = e->streams.rbegin(); it != e->streams.rend(); ++it) {
+      if (auto c = it->lock(); c && c->open()) {
+        c->event(m);
+        return;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void HttpEndpoint::post(const std::shared_ptr<Connection>& connection) {
+  if (!acceptable_post(*connection)) return;
+  const std::optional<json::value> message = posted_message(*connection);
+  if (!message) return;
+  const json::object* object = message->if_object();
   const json::value* method = object ? object->if_contains("method") : nullptr;
   const bool is_request = method && object->contains("id");
   const bool is_initialize =
       is_request && method->is_string() && method->get_string() == "initialize";
-  std::shared_ptr<Entry> entry;
-  Headers headers;
   if (is_initialize) {
-    // A session exists only once its initialize succeeded: a refused one
-    // (bad params, a bad id) is answered and leaves nothing behind.
-    auto full = [&] {
-      const std::optional<Id> id = request_id(body, object->at("id"));
-      connection->respond(503, error_message(id ? *id : Id(), kInternalError,
-                                             fmt::format("Too many MCP sessions (at most {}); "
-                                                         "end one or retry later.",
-                                                         options_.max_sessions)));
-    };
-    {
-      std::lock_guard lock(mutex_);
-      if (sessions_.size() >= options_.max_sessions) return full();
+    open_session(connection, *object);
+  } else {
+    post_to_session(connection, is_request);
+  }
+}
+
+void HttpEndpoint::open_session(const std::shared_ptr<Connection>& connection,
+                                const json::object& initialize) {
+  const std::string& body = connection->request().body();
+  // A session exists only once its initialize succeeded: a refused one
+  // (bad params, a bad id) is answered and leaves nothing behind.
+  auto full = [&] {
+    const std::optional<Id> id = request_id(body, initialize.at("id"));
+    connection->respond(503, error_message(id ? *id : Id(), kInternalError,
+                                           fmt::format("Too many MCP sessions (at most {}); "
+                                                       "end one or retry later.",
+                                                       options_.max_sessions)));
+  };
+  {
+    std::lock_guard lock(mutex_);
+    if (sessions_.size() >= options_.max_sessions) return full();
+  }
+  auto entry = std::make_shared<Entry>();
+  entry->id = new_session_id();
+  entry->session = std::make_shared<Session>(service_);
+  entry->last_used = std::chrono::steady_clock::now();
+  auto collect = std::make_shared<Collect>();
+  entry->session->handle(body, collect);  // initialize answers at once
+  if (!entry->session->initialized() || !collect->response_) {
+    entry->session->close();
+    if (collect->response_) {
+      connection->respond(400, std::move(*collect->response_));
+    } else {
+      connection->respond(400, error_message(nullptr, kInvalidRequest,
+                                             "Invalid Request: initialize was not answered."));
     }
-    entry = std::make_shared<Entry>();
-    entry->id = new_session_id();
-    entry->session = std::make_shared<Session>(service_);
-    entry->last_used = std::chrono::steady_clock::now();
-    auto collect = std::make_shared<Collect>();
-    entry->session->handle(body, collect);  // initialize answers at once
-    if (!entry->session->initialized() || !collect->response_) {
-      entry->session->close();
-      if (collect->response_) {
-        connection->respond(400, std::move(*collect->response_));
-      } else {
-        connection->respond(400, error_message(nullptr, kInvalidRequest,
-                                               "Invalid Request: initialize was not answered."));
-      }
-      return;
-    }
-    {
-      std::lock_guard lock(mutex_);
-      if (closed_) {
-        connection->respond(503, R"({"error":"The server is shutting down."})");
-        return;
-      }
-      if (sessions_.size() >= options_.max_sessions) return full();
-      sessions_[entry->id] = entry;
-    }
-    std::weak_ptr<Entry> weak = entry;
-    entry->session->set_background([weak](std::string m) {
-      auto e = weak.lock();
-      if (!e) return;
-      std::lock_guard lock(e->mutex);
-      for (auto it = e->streams.rbegin(); it != e->streams.rend(); ++it) {
-        if (auto c = it->lock(); c && c->open()) {
-          c->event(m);
-          return;
-        }
-      }
-    });
-    connection->respond(200, std::move(*collect->response_), "application/json",
-                        {{"Mcp-Session-Id", entry->id}});
     return;
   }
-  entry = find(connection);
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) {
+      connection->respond(503, R"({"error":"The server is shutting down."})");
+      return;
+    }
+    if (sessions_.size() >= options_.max_sessions) return full();
+    sessions_[entry->id] = entry;
+  }
+  send_background_on_streams(entry);
+  connection->respond(200, std::move(*collect->response_), "application/json",
+                      {{"Mcp-Session-Id", entry->id}});
+}
+
+void HttpEndpoint::post_to_session(const std::shared_ptr<Connection>& connection, bool is_request) {
+  std::shared_ptr<Entry> entry = find(connection);
   if (!entry) return;
+  const std::string& body = connection->request().body();
+  Headers headers;
   headers.emplace_back("Mcp-Session-Id", entry->id);
   if (!is_request) {
     auto collect = std::make_shared<Collect>();

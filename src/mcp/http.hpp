@@ -1,5 +1,5 @@
 // src/mcp/http.hpp: the Streamable HTTP transport of MCP, mounted on the
-// executor server as a route (server::Options::routes, path /mcp).
+// executor server as a route (server::Routes::add, path /mcp).
 //
 //   POST   one JSON-RPC message; a request is answered with JSON, or with an
 //          SSE stream once it has notifications to send (progress, logs);
@@ -24,8 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
 #include "corral/mcp.hpp"
 #include "corral/server.hpp"
+#include "server/route.hpp"
 
 namespace corral::mcp {
 
@@ -43,7 +45,7 @@ class HttpEndpoint : public std::enable_shared_from_this<HttpEndpoint> {
   HttpEndpoint(std::shared_ptr<Service> service, HttpOptions options);
   ~HttpEndpoint();
 
-  // The route for server::Options::routes (path /mcp). `locate` returns the
+  // The route to mount with server::Routes::add (path /mcp). `locate` returns the
   // endpoint to serve, or null while there is none (503).
   static server::HttpRoute route(std::function<std::shared_ptr<HttpEndpoint>()> locate,
                                  std::size_t body_limit);
@@ -60,6 +62,12 @@ class HttpEndpoint : public std::enable_shared_from_this<HttpEndpoint> {
  private:
   void serve(std::shared_ptr<Connection> connection);
   void post(const std::shared_ptr<Connection>& connection);
+  // POST of `initialize`: opens a session when it succeeds (503 past the
+  // session bound).
+  void open_session(const std::shared_ptr<Connection>& connection,
+                    const core::json::object& initialize);
+  // POST of any other message, to the session it names.
+  void post_to_session(const std::shared_ptr<Connection>& connection, bool is_request);
   void get(const std::shared_ptr<Connection>& connection);
   void remove(const std::shared_ptr<Connection>& connection);
   // The session the request names, or answers (400/404) and returns null.

@@ -1,6 +1,6 @@
-// src/server/http_route.hpp: what a route (server::Options::routes) is
-// handed: the connection, taken over from the server, with the request that
-// was read on it. Internal to corral (the MCP transport uses it).
+// src/server/http_route.hpp: what a route (route.hpp) is handed: the
+// connection, taken over from the server, with the request that was read on
+// it. Internal to corral (the MCP transport uses it).
 #pragma once
 
 #include <boost/beast/http.hpp>

@@ -175,7 +175,7 @@ void HttpSession::on_wait(beast::error_code ec, std::size_t bytes) {
 void HttpSession::do_read() {
   parser_.emplace();
   std::uint64_t limit = kBodyLimit;
-  for (const HttpRoute& route : state_->options.routes)
+  for (const HttpRoute& route : state_->routes)
     limit = std::max<std::uint64_t>(limit, route.body_limit);
   parser_->body_limit(limit);
   // The head within headers_timeout (from the connection's accept, or from
@@ -231,7 +231,7 @@ void HttpSession::handle_request() {
     }
     return;
   }
-  for (const HttpRoute& route : state_->options.routes) {
+  for (const HttpRoute& route : state_->routes) {
     if (path != route.path || !route.handler) continue;
     if (request_.body().size() > route.body_limit) {
       respond(http::status::payload_too_large, "payload too large");

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "server/accept_backoff.hpp"
+#include "server/http_route.hpp"
 #include "server/http_session.hpp"
 #include "server/state.hpp"
 
@@ -217,6 +218,18 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
       self->do_accept();
       self->arm_heartbeat();
     });
+  }
+
+  void add_route(HttpRoute route) {
+    std::lock_guard lock(mutex_);
+    if (listened_ || close_started_) throw std::logic_error("a route is mounted before listen()");
+    if (route.path.empty() || route.path[0] != '/') {
+      throw std::logic_error("a route's path is absolute: " + route.path);
+    }
+    for (const HttpRoute& mounted : state_->routes) {
+      if (mounted.path == route.path) throw std::logic_error("route mounted twice: " + route.path);
+    }
+    state_->routes.push_back(std::move(route));
   }
 
   Address address() const {
@@ -473,6 +486,8 @@ Server::~Server() {
 }
 
 void Server::listen() { impl_->listen(); }
+
+void Routes::add(Server& server, HttpRoute route) { server.impl_->add_route(std::move(route)); }
 Address Server::address() const { return impl_->address(); }
 void Server::stop_accepting() { impl_->stop_accepting(); }
 void Server::resume_accepting() { impl_->resume_accepting(); }

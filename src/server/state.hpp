@@ -12,11 +12,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "corral/pool.hpp"
 #include "corral/server.hpp"
 #include "server/metrics.hpp"
 #include "server/request_guard.hpp"
+#include "server/route.hpp"
 
 namespace corral::server {
 
@@ -50,6 +52,8 @@ class ServerState {
   Metrics metrics;
   // Set by listen() (it needs the bound address), before any session.
   std::optional<RequestGuard> guard;
+  // Mounted before listen() (Routes::add); read-only once sessions exist.
+  std::vector<HttpRoute> routes;
 
   std::atomic<bool> accepting{true};
   std::atomic<bool> draining{false};

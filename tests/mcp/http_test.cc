@@ -32,8 +32,8 @@ class McpHttp {
     so.port = 0;
     so.allowed_origins = std::move(allowed_origins);
     so.pool = test_pool_options();
-    so.routes.push_back(HttpEndpoint::route([this] { return endpoint_; }, 1 << 20));
     server_ = std::make_unique<server::Server>(std::move(so));
+    server::Routes::add(*server_, HttpEndpoint::route([this] { return endpoint_; }, 1 << 20));
     if (options.manifests.empty()) options.manifests = {fixture_manifest()};
     service_ = Service::start(std::move(options), server_->pool());
     endpoint_ = std::make_shared<HttpEndpoint>(service_, std::move(http_options));
