@@ -93,13 +93,9 @@ V8Engine::V8Engine(const Options& options) : options_(options) {
   if (options_.memory_limit) {
     // The heap limit is a backstop with room for the isolate's own baseline;
     // the run's exact limit is checked after every GC and at the end.
-    const std::uint64_t limit = *options_.memory_limit;
-    const std::uint64_t old_space =
-        std::min<std::uint64_t>(limit, std::uint64_t{1} << 40) + (std::uint64_t{32} << 20);
-    const std::uint64_t young =
-        std::clamp<std::uint64_t>(limit / 4, std::uint64_t{2} << 20, std::uint64_t{16} << 20);
-    params.constraints.set_max_old_generation_size_in_bytes(old_space);
-    params.constraints.set_max_young_generation_size_in_bytes(young);
+    const HeapCeiling ceiling = heap_ceiling(*options_.memory_limit);
+    params.constraints.set_max_old_generation_size_in_bytes(ceiling.old_space);
+    params.constraints.set_max_young_generation_size_in_bytes(ceiling.young_space);
   }
   isolate_ = v8::Isolate::New(params);
   if (!isolate_) throw SetupError(FailureCode::setup_error, "V8 could not create an isolate");
@@ -548,9 +544,6 @@ void V8Engine::fill_data(RunState& run, const RunRequest& request, double cpu_st
   data.stderr_text = run.err.take();
   data.usage.tool_calls = run.tool_calls;
   data.usage.memory_peak = run.memory_peak;
-  if (outcome.failure == FailureCode::memory_limit && options_.memory_limit) {
-    data.usage.memory_peak = std::min(data.usage.memory_peak, *options_.memory_limit);
-  }
   data.usage.cpu_time = thread_cpu_seconds() - cpu_start;
   data.usage.wall_time = std::chrono::duration<double>(Clock::now() - request.entry).count();
 }

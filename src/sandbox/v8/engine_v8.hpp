@@ -28,6 +28,7 @@
 #include "sandbox/engine.hpp"
 #include "sandbox/output.hpp"
 #include "sandbox/v8/allocator.hpp"
+#include "sandbox/v8/heap_ceiling.hpp"
 #include "sandbox/v8/values.hpp"
 
 namespace corral::sandbox::v8engine {
