@@ -7,44 +7,14 @@ namespace corral::pool {
 
 std::string encode_frame(const json::object& message) {
   const std::string body = json::serialize(message);
-  const auto size = static_cast<std::uint32_t>(body.size());
   std::string frame;
   frame.reserve(kFrameHeaderBytes + body.size());
-  frame.push_back(static_cast<char>((size >> 24) & 0xff));
-  frame.push_back(static_cast<char>((size >> 16) & 0xff));
-  frame.push_back(static_cast<char>((size >> 8) & 0xff));
-  frame.push_back(static_cast<char>(size & 0xff));
+  const std::size_t start = core::open_frame(frame);
   frame += body;
+  // A body past what a length can say is left with an empty header; no
+  // channel's max_frame lets it through (WorkerPool validates max_frame).
+  core::seal_frame(frame, start, core::kLargestFrame);
   return frame;
-}
-
-FrameReader::Status FrameReader::next(std::string& body) {
-  const std::size_t available = buffer_.size() - consumed_;
-  if (available < kFrameHeaderBytes) {
-    if (consumed_ > 0) {
-      buffer_.erase(0, consumed_);
-      consumed_ = 0;
-    }
-    return Status::need_more;
-  }
-  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + consumed_);
-  const std::size_t size = (std::size_t{p[0]} << 24) | (std::size_t{p[1]} << 16) |
-                           (std::size_t{p[2]} << 8) | std::size_t{p[3]};
-  if (size > max_frame_) return Status::oversized;
-  if (available < kFrameHeaderBytes + size) {
-    if (consumed_ > 0) {
-      buffer_.erase(0, consumed_);
-      consumed_ = 0;
-    }
-    return Status::need_more;
-  }
-  body.assign(buffer_, consumed_ + kFrameHeaderBytes, size);
-  consumed_ += kFrameHeaderBytes + size;
-  if (consumed_ == buffer_.size()) {
-    buffer_.clear();
-    consumed_ = 0;
-  }
-  return Status::frame;
 }
 
 std::optional<json::object> parse_message(std::string_view body) {

@@ -1,8 +1,8 @@
 // src/pool/frames.hpp: the IPC framing between the pool and a worker.
 //
-// A frame is a 4-byte big-endian length followed by that many bytes of one
-// JSON object. Both sides refuse a frame longer than their maximum before
-// buffering it. Messages (every one has "t", its type, and "id", the
+// A frame (core/frame.hpp: a 4-byte big-endian length, then the body) holds
+// one JSON object. Both sides refuse a frame longer than their maximum before
+// buffering it, and never send one. Messages (every one has "t", its type, and "id", the
 // execution it belongs to, except "ready"):
 //
 //   pool -> worker
@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/frame.hpp"
 #include "core/json.hpp"
 #include "corral/sandbox.hpp"
 
@@ -35,27 +36,12 @@ namespace corral::pool {
 
 namespace json = core::json;  // Boost.JSON with corral's writer
 
-inline constexpr std::size_t kFrameHeaderBytes = 4;
+using core::FrameReader;
+using core::kFrameHeaderBytes;
 
-// The frame (header + body) that carries `message`.
+// The frame (header + body) that carries `message`. The caller checks its
+// body (size() - kFrameHeaderBytes) against the channel's max_frame.
 std::string encode_frame(const json::object& message);
-
-// FrameReader: collects bytes and hands out whole frame bodies.
-class FrameReader {
- public:
-  explicit FrameReader(std::size_t max_frame) : max_frame_(max_frame) {}
-
-  void append(const char* data, std::size_t size) { buffer_.append(data, size); }
-
-  enum class Status { frame, need_more, oversized };
-  // On `frame`, `body` holds the next frame's JSON text.
-  Status next(std::string& body);
-
- private:
-  std::size_t max_frame_;
-  std::string buffer_;
-  std::size_t consumed_ = 0;
-};
 
 // Parses a frame body as an object with a string "t"; nullopt if it is not.
 std::optional<json::object> parse_message(std::string_view body);

@@ -89,7 +89,11 @@ class HelperEngine : public Engine {
  private:
   enum class Wait { frame, timeout, cancelled, broken };
   Wait next_frame(std::string& body, std::optional<Clock::time_point> deadline);
-  bool send(std::string& frame) { return ruby::write_all(helper_->fd(), frame); }
+  // False when the helper is gone (a frame past kMaxFrame is never asked
+  // for: the callers check its size first).
+  bool send(ruby::Writer& frame) { return ruby::send_frame(helper_->fd(), frame); }
+  // Why a frame of `size` bytes is not sent: "<what> is N bytes as a frame, ...".
+  static std::string too_large(std::string_view what, std::size_t size);
 
   // One run's state on the host side of the helper.
   struct HelperRun {
@@ -133,21 +137,25 @@ class HelperEngine : public Engine {
   ruby::Live live_;
   std::unique_ptr<ruby::HelperProcess> helper_;
   ruby::Counters spare_counters_;
-  std::string inbox_;
+  core::FrameReader inbox_{ruby::kMaxFrame};
 };
+
+std::string HelperEngine::too_large(std::string_view what, std::size_t size) {
+  return std::string(what) + " is " + std::to_string(size) +
+         " bytes as a frame, more than the Ruby helper's frame limit of " +
+         std::to_string(ruby::kMaxFrame) + " bytes";
+}
 
 HelperEngine::Wait HelperEngine::next_frame(std::string& body,
                                             std::optional<Clock::time_point> deadline) {
   for (;;) {
-    if (inbox_.size() >= 4) {
-      std::uint32_t length = 0;
-      std::memcpy(&length, inbox_.data(), 4);
-      if (length == 0 || length > ruby::kMaxFrame) return Wait::broken;
-      if (inbox_.size() >= 4 + std::size_t{length}) {
-        body.assign(inbox_, 4, length);
-        inbox_.erase(0, 4 + std::size_t{length});
-        return Wait::frame;
-      }
+    switch (inbox_.next(body)) {
+      case core::FrameReader::Status::frame:
+        return body.empty() ? Wait::broken : Wait::frame;  // every frame has a type
+      case core::FrameReader::Status::oversized:
+        return Wait::broken;
+      case core::FrameReader::Status::need_more:
+        break;
     }
     int timeout_ms = -1;
     if (deadline) {
@@ -182,7 +190,7 @@ RunOutcome HelperEngine::run(const RunRequest& request, const Registry& registry
   const bool fresh = start_helper(run);
   ruby::Counters& counters = helper_ ? helper_->counters() : spare_counters_;
   counters.reset();
-  inbox_.clear();
+  inbox_ = core::FrameReader(ruby::kMaxFrame);
   // A new helper says hello once it is locked down; only then does it get
   // the setup.
   if (helper_ && fresh) greet(run, registry);
@@ -240,7 +248,12 @@ void HelperEngine::greet(HelperRun& run, const Registry& registry) {
   for (const std::string& path : s.tools) setup.str(path);
   setup.u32(static_cast<std::uint32_t>(s.snippets.size()));
   for (const Snippet& snippet : s.snippets) setup.str(snippet.name).str(snippet.code);
-  if (!send(setup.finish())) run.end(FailureCode::internal, "the Ruby helper process is gone");
+  if (setup.body_size() > ruby::kMaxFrame) {
+    run.end(FailureCode::invalid_request,
+            too_large("the sandbox's setup (its tool paths and snippets)", setup.body_size()));
+    return;
+  }
+  if (!send(setup)) run.end(FailureCode::internal, "the Ruby helper process is gone");
 }
 
 // Sends the run, then serves the helper's frames until it is done.
@@ -250,7 +263,12 @@ void HelperEngine::exchange(HelperRun& run, const RunRequest& request, const Reg
       .str(request.code)
       .str(request.entrypoint)
       .str(request.args_json.empty() ? std::string_view("[]") : request.args_json);
-  if (!send(frame.finish())) {
+  if (frame.body_size() > ruby::kMaxFrame) {  // refused here; the helper waits for the next
+    run.fail(FailureCode::invalid_request,
+             too_large("the run (its code and arguments)", frame.body_size()));
+    return;
+  }
+  if (!send(frame)) {
     run.end(FailureCode::internal, "the Ruby helper process is gone");
     return;
   }
@@ -302,7 +320,12 @@ bool HelperEngine::on_frame(HelperRun& run, std::string_view body, const Registr
     }
     ruby::Writer reply(ruby::Frame::answer);
     reply.u8(result == ruby::ToolOutcome::ok ? 1 : 0).str(answer);
-    if (!send(reply.finish())) run.end(FailureCode::internal, "the Ruby helper process is gone");
+    if (reply.body_size() > ruby::kMaxFrame) {  // the guest gets a tool error instead
+      const std::size_t size = reply.body_size();
+      reply = ruby::Writer(ruby::Frame::answer);
+      reply.u8(0).str(too_large("the tool's answer", size));
+    }
+    if (!send(reply)) run.end(FailureCode::internal, "the Ruby helper process is gone");
     return true;
   }
   if (type == ruby::Frame::done) {

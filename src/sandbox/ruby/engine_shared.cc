@@ -114,8 +114,12 @@ void finish_outcome(RunOutcome& outcome, const Options& options, const RunReques
             "the run exceeded its timeout of " + format_seconds(options.timeout->count());
         break;
       case FailureCode::memory_limit:
-        outcome.message = "the run exceeded its memory limit of " +
-                          std::to_string(*options.memory_limit) + " bytes";
+        // The allocator's stop says nothing; a value too large as JSON says
+        // what and where (and may come from a run without a limit).
+        if (outcome.message.empty() && options.memory_limit) {
+          outcome.message = "the run exceeded its memory limit of " +
+                            std::to_string(*options.memory_limit) + " bytes";
+        }
         break;
       case FailureCode::cancelled:
         outcome.message = "the run was cancelled";

@@ -13,6 +13,7 @@
 // leaves the state abandoned and the run's result marked `discard`.
 #pragma once
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,15 @@ struct GuestSetup {
   std::vector<std::string> tools;  // Ruby paths: "KV.get", "Tools::Search.query"
   std::vector<Snippet> snippets;
 };
+
+// The most JSON text a run's value or a tool's argument may take: the run's
+// memory limit (1 GiB without one, as for JavaScript), and never more than
+// a frame to the host holds.
+inline std::size_t json_limit(const GuestSetup& setup) {
+  constexpr std::uint64_t kWithoutLimit = std::uint64_t{1} << 30;
+  const std::uint64_t limit = setup.memory_limit == kNone ? kWithoutLimit : setup.memory_limit;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(limit, kFrameRoom));
+}
 
 struct GuestRequest {
   RunRequest::Kind kind = RunRequest::Kind::eval;

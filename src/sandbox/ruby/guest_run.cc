@@ -193,9 +193,18 @@ mrb_value run_protected(mrb_state* mrb, void* data) {
       return mrb_nil_value();
   }
   if (!run_request(mrb, ctx, value)) return mrb_nil_value();
-  if (!to_json(mrb, value, ctx.value_json, ctx.why, "value")) {
-    fail_run(ctx, FailureCode::unserializable_value,
-             "the run's value has no JSON form: " + ctx.why);
+  switch (to_json(mrb, value, ctx.value_json, ctx.why, "value", json_limit(setup))) {
+    case JsonStatus::ok:
+      break;
+    case JsonStatus::unserializable:
+      fail_run(ctx, FailureCode::unserializable_value,
+               "the run's value has no JSON form: " + ctx.why);
+      break;
+    case JsonStatus::too_large:
+      fail_run(ctx, FailureCode::memory_limit,
+               "the run's value is too large as JSON: " + ctx.why +
+                   (setup.memory_limit != kNone ? " (its memory limit)" : ""));
+      break;
   }
   return mrb_nil_value();
 }

@@ -55,9 +55,16 @@ CallStatus call_tool(mrb_state* mrb, Guest& guest, std::uint32_t index, const mr
   if (argc == 1) {
     args.clear();
     std::string why;
-    if (!to_json(mrb, argv[0], args, why, "argument")) {
-      result = ruby_string(mrb, "the argument of " + path + " has no JSON form: " + why);
-      return CallStatus::argument;
+    switch (to_json(mrb, argv[0], args, why, "argument", json_limit(guest.setup()))) {
+      case JsonStatus::ok:
+        break;
+      case JsonStatus::unserializable:
+        result = ruby_string(mrb, "the argument of " + path + " has no JSON form: " + why);
+        return CallStatus::argument;
+      case JsonStatus::too_large:
+        std::string().swap(args);  // the partial text goes before the guest goes on
+        result = ruby_string(mrb, "the argument of " + path + " is too large as JSON: " + why);
+        return CallStatus::argument;
     }
   }
   std::string out;

@@ -47,17 +47,23 @@ class ChildHost : public GuestHost {
  public:
   explicit ChildHost(int fd) : fd_(fd) {}
 
+  // In pieces: a run without an output limit may print more than a frame
+  // holds.
   void write(int channel, std::string_view bytes) override {
-    Writer frame(Frame::out);
-    frame.u8(static_cast<std::uint8_t>(channel)).str(bytes);
-    if (!write_all(fd_, frame.finish())) ::_exit(0);
+    do {
+      const std::string_view piece = bytes.substr(0, kOutputPiece);
+      bytes.remove_prefix(piece.size());
+      Writer frame(Frame::out);
+      frame.u8(static_cast<std::uint8_t>(channel)).str(piece);
+      if (!send_frame(fd_, frame)) ::_exit(0);
+    } while (!bytes.empty());
   }
 
   Answer call_tool(std::uint32_t index, std::string args_json, std::string& out,
                    std::uint8_t&) override {
     Writer frame(Frame::call);
-    frame.u32(index).str(args_json);
-    if (!write_all(fd_, frame.finish())) ::_exit(0);
+    frame.u32(index).str(args_json);  // held under kFrameRoom (json_limit)
+    if (!send_frame(fd_, frame)) ::_exit(0);
     std::string body;
     if (!read_frame(fd_, body)) ::_exit(0);
     Reader reader(body);
@@ -115,7 +121,7 @@ class ChildHost : public GuestHost {
           .str(result.value)
           .f64(process_cpu_seconds() - cpu_start)
           .u8(result.discard ? 1 : 0);
-      if (!write_all(fd, done.finish())) ::_exit(0);
+      if (!send_frame(fd, done)) ::_exit(0);  // the value is held under kFrameRoom
       if (result.discard) ::_exit(0);
       guest->prepare();
     } else {
@@ -168,7 +174,7 @@ int main(int argc, char** argv) {
     ::_exit(HelperProcess::kExitNoLockdown);
   }
   ruby::Writer hello(ruby::Frame::hello);
-  if (!ruby::write_all(ruby::kSocketFd, hello.finish())) ::_exit(0);
+  if (!ruby::send_frame(ruby::kSocketFd, hello)) ::_exit(0);
   ruby::Start start{static_cast<ruby::Counters*>(page)};
   pthread_t thread;
   if (pthread_create(&thread, &attr, &ruby::serve_thread, &start) != 0) {

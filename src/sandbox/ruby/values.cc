@@ -28,6 +28,8 @@ struct Writer {
   std::string& out;
   std::string& why;
   std::string_view root;
+  std::size_t max_bytes;
+  bool too_large = false;
   // The steps from the root to the value being written: an index, or a key
   // (a view into the key's String or Symbol, alive while it is written).
   // The place is spelled out only for a refusal: building it for every
@@ -112,8 +114,17 @@ struct Writer {
     return false;
   }
 
+  // `more` bytes about to be appended would take the text past the bound.
+  bool over(std::size_t more) const { return more > max_bytes || out.size() > max_bytes - more; }
+
+  bool fail_too_large() {
+    too_large = true;
+    return fail("takes it past " + std::to_string(max_bytes) + " bytes");
+  }
+
   bool write(mrb_value v, int depth) {
     if (depth > kMaxDepth) return fail("nests deeper than 128 levels (or is cyclic)");
+    if (over(0)) return fail_too_large();
     switch (mrb_type(v)) {
       case MRB_TT_FALSE:
         out += mrb_nil_p(v) ? "null" : "false";
@@ -161,8 +172,9 @@ struct Writer {
   // `refusal` says what the value is when its bytes are not UTF-8.
   bool write_text(std::string_view s, std::string_view refusal) {
     if (!is_valid_utf8(s)) return fail(refusal);
+    if (over(s.size() + 2)) return fail_too_large();
     core::append_json_string(out, s);
-    return true;
+    return !over(0) || fail_too_large();  // escapes took it past
   }
 
   bool write_array(mrb_value v, int depth) {
@@ -208,6 +220,7 @@ struct Writer {
                   " (keys must be Strings or Symbols)");
     }
     if (!is_valid_utf8(text)) return fail("has a key that is not valid UTF-8");
+    if (over(text.size() + 3)) return fail_too_large();
     if (!walk.first) out.push_back(',');
     walk.first = false;
     core::append_json_string(out, text);
@@ -266,10 +279,13 @@ mrb_value build(mrb_state* mrb, const boost::json::value& v) {
 
 }  // namespace
 
-bool to_json(mrb_state* mrb, mrb_value value, std::string& out, std::string& why,
-             std::string_view root) {
-  Writer writer{mrb, out, why, root, {}};
-  return writer.write(value, 0);
+JsonStatus to_json(mrb_state* mrb, mrb_value value, std::string& out, std::string& why,
+                   std::string_view root, std::size_t max_bytes) {
+  Writer writer{mrb, out, why, root, max_bytes, false, {}};
+  if (writer.write(value, 0) && (!writer.over(0) || writer.fail_too_large())) {
+    return JsonStatus::ok;
+  }
+  return writer.too_large ? JsonStatus::too_large : JsonStatus::unserializable;
 }
 
 bool from_json(mrb_state* mrb, std::string_view text, mrb_value& out) {

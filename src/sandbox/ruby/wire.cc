@@ -19,6 +19,10 @@ bool write_all(int fd, std::string_view bytes) noexcept {
   return true;
 }
 
+bool send_frame(int fd, Writer& frame) noexcept {
+  return frame.seal() && write_all(fd, frame.bytes());
+}
+
 namespace {
 bool read_exact(int fd, char* p, std::size_t n) {
   while (n > 0) {
@@ -36,8 +40,9 @@ bool read_exact(int fd, char* p, std::size_t n) {
 }  // namespace
 
 bool read_frame(int fd, std::string& body) noexcept {
-  std::uint32_t length = 0;
-  if (!read_exact(fd, reinterpret_cast<char*>(&length), sizeof length)) return false;
+  char header[core::kFrameHeaderBytes];
+  if (!read_exact(fd, header, sizeof header)) return false;
+  const std::uint32_t length = core::frame_length(header);
   if (length == 0 || length > kMaxFrame) return false;
   body.resize(length);
   return read_exact(fd, body.data(), length);

@@ -1,10 +1,11 @@
 // src/sandbox/ruby/wire.hpp: the frames between a Ruby engine and its helper
 // process.
 //
-// A frame is a 4-byte little-endian length, then that many bytes: a one-byte
-// type and its fields. Integers are little-endian, strings are a 4-byte
-// length and their bytes. Both sides refuse a frame past kMaxFrame before
-// buffering it. Host -> helper:
+// A frame is core/frame.hpp's (a 4-byte big-endian length, then the body);
+// the body is a one-byte type and its fields. Integers are the host's byte
+// order (both ends are this build), strings are a 4-byte length and their
+// bytes. Both sides refuse a frame past kMaxFrame before buffering it, and
+// neither sends one: send_frame refuses it first. Host -> helper:
 //   setup  {u8 profile, u64 memory_limit|kNone, u64 stdout_limit|kNone,
 //           u64 stderr_limit|kNone, u64 max_tool_calls|kNone,
 //           u32 tools, str path.., u32 snippets, (str name, str code)..}
@@ -28,6 +29,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/frame.hpp"
+
 namespace corral::sandbox::ruby {
 
 inline constexpr std::uint64_t kNone = ~std::uint64_t{0};
@@ -38,7 +41,7 @@ enum class Frame : std::uint8_t { setup = 1, run, answer, out, call, done, hello
 
 // The helper program's first argument: a helper from another corral build
 // (another frame layout) refuses to start instead of misreading frames.
-inline constexpr char kHelperProtocol[] = "corral-ruby-helper/2";
+inline constexpr char kHelperProtocol[] = "corral-ruby-helper/3";
 
 // Counters: one shared page per helper, written by the helper during a run
 // and read by the host at its end, whichever way it ended.
@@ -62,11 +65,17 @@ struct Counters {
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
+// The most a frame's variable part may take so that the frame fits: what
+// the guest sends (a value, a tool's argument) is held under it, and output
+// goes out in pieces of at most kOutputPiece.
+inline constexpr std::size_t kFrameRoom = kMaxFrame - 64 * 1024;
+inline constexpr std::size_t kOutputPiece = std::size_t{1} << 20;
+
 // Writer: builds one frame.
 class Writer {
  public:
   explicit Writer(Frame type) {
-    bytes_.assign(4, '\0');
+    core::open_frame(bytes_);
     u8(static_cast<std::uint8_t>(type));
   }
   Writer& u8(std::uint8_t v) {
@@ -81,12 +90,12 @@ class Writer {
     bytes_.append(s.data(), s.size());
     return *this;
   }
-  // The finished frame, length filled in.
-  std::string& finish() {
-    const auto length = static_cast<std::uint32_t>(bytes_.size() - 4);
-    std::memcpy(bytes_.data(), &length, 4);
-    return bytes_;
-  }
+  // The body's size so far (type and fields).
+  std::size_t body_size() const noexcept { return core::frame_body_size(bytes_, 0); }
+  // Fills in the length; false when the body is past kMaxFrame (the frame
+  // must not be sent).
+  bool seal() noexcept { return core::seal_frame(bytes_, 0, kMaxFrame); }
+  const std::string& bytes() const noexcept { return bytes_; }
 
  private:
   Writer& raw(const void* p, std::size_t n) {
@@ -148,8 +157,11 @@ class Reader {
 };
 
 // Blocking I/O on a stream socket, EINTR-safe. write_all never raises
-// SIGPIPE. read_frame returns false on EOF, error or an oversized frame.
+// SIGPIPE. send_frame seals and writes `frame`: false when it is past
+// kMaxFrame (nothing written) or the write failed. read_frame returns false
+// on EOF, error, an empty or an oversized frame.
 bool write_all(int fd, std::string_view bytes) noexcept;
+bool send_frame(int fd, Writer& frame) noexcept;
 bool read_frame(int fd, std::string& body) noexcept;
 
 }  // namespace corral::sandbox::ruby
