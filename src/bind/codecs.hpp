@@ -39,7 +39,7 @@ std::shared_ptr<const Codec> text_codec(std::string_view constraints_json);
 // Refuses, with std::invalid_argument saying why, JSON text whose parse
 // would not be faithful: a key twice in one object, or a number whose double
 // is not the value written (1e400, 9007199254740993.0, 1e-400). Syntax errors
-// are left to the parse.
+// are left to the parse. (input_text.cc)
 void check_input_text(std::string_view text);
 
 }  // namespace corral::bind
