@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "corral/execution.hpp"
@@ -39,9 +40,17 @@ void set_out_of_memory_exit(int code) noexcept;
 // "1.5s": a duration as the failure messages spell it.
 std::string format_seconds(double seconds);
 
+// What the guest sees of a tool that threw (call it inside a catch): a
+// ToolError's message as "<path>: ...", anything else as "<path> failed:
+// ...". Both engines, sync and async, say it the same way.
+std::string thrown_tool_message(const std::string& path);
+
+// Calls a synchronous tool: true with its JSON answer in `out`, or false
+// with thrown_tool_message in `out`.
+bool call_sync_tool(const ToolEntry& tool, std::string_view args, std::string& out);
+
 // Calls an asynchronous tool. A tool that throws instead of answering
-// rejects the call with its message (a ToolError's as "<path>: ...",
-// anything else as "<path> failed: ..."), as if it had answered so.
+// rejects the call with thrown_tool_message, as if it had answered so.
 void start_async_tool(const ToolEntry& tool, std::string args, ToolReply reply);
 
 struct Snippet {

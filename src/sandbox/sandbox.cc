@@ -296,15 +296,33 @@ std::string format_seconds(double seconds) {
   return buf;
 }
 
+std::string thrown_tool_message(const std::string& path) {
+  try {
+    throw;
+  } catch (const ToolError& e) {
+    return path + ": " + e.what();
+  } catch (const std::exception& e) {
+    return path + " failed: " + e.what();
+  } catch (...) {
+    return path + " failed";
+  }
+}
+
+bool call_sync_tool(const ToolEntry& tool, std::string_view args, std::string& out) {
+  try {
+    out = tool.sync(args);
+    return true;
+  } catch (...) {
+    out = thrown_tool_message(tool.path);
+    return false;
+  }
+}
+
 void start_async_tool(const ToolEntry& tool, std::string args, ToolReply reply) {
   try {
     tool.async(std::move(args), reply);
-  } catch (const ToolError& e) {
-    reply.reject(tool.path + ": " + e.what());
-  } catch (const std::exception& e) {
-    reply.reject(tool.path + " failed: " + e.what());
   } catch (...) {
-    reply.reject(tool.path + " failed");
+    reply.reject(thrown_tool_message(tool.path));
   }
 }
 

@@ -52,17 +52,7 @@ GuestSetup make_setup(const Options& options, const Registry& registry) {
 ToolOutcome invoke_tool(const ToolEntry& tool, std::string args, std::string& out,
                         std::optional<Clock::time_point> deadline, Live& live) {
   if (tool.sync) {
-    bool ok = false;
-    try {
-      out = tool.sync(args);
-      ok = true;
-    } catch (const ToolError& e) {
-      out = tool.path + ": " + e.what();
-    } catch (const std::exception& e) {
-      out = tool.path + " failed: " + e.what();
-    } catch (...) {
-      out = tool.path + " failed";
-    }
+    const bool ok = call_sync_tool(tool, args, out);
     {
       std::lock_guard lock(live.mutex);
       if (live.cancelled) return ToolOutcome::cancelled;

@@ -143,19 +143,10 @@ void call_sync_tool(const v8::FunctionCallbackInfo<v8::Value>& info, V8Engine& e
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Context> context = isolate->GetCurrentContext();
   std::string result;
-  std::string error;
-  try {
-    result = tool.sync(args);
-  } catch (const ToolError& e) {
-    error = tool.path + ": " + e.what();
-  } catch (const std::exception& e) {
-    error = tool.path + " failed: " + e.what();
-  } catch (...) {
-    error = tool.path + " failed";
-  }
+  const bool answered = call_sync_tool(tool, args, result);
   if (run.stopped()) return;  // the deadline passed while the tool ran
-  if (!error.empty()) {
-    engine.throw_coded(FailureCode::tool_error, error);
+  if (!answered) {
+    engine.throw_coded(FailureCode::tool_error, result);
     return;
   }
   v8::Local<v8::Value> value;
