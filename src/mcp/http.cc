@@ -1,17 +1,17 @@
-// The Streamable HTTP transport (see http.hpp). Every response closes its
-// connection: a JSON answer, an SSE stream that ends after the response, or
-// a server stream that lives until the session ends.
+// src/mcp/http.cc: the Streamable HTTP transport (see http.hpp): the
+// endpoint, its sessions and the verbs POST, GET and DELETE; the connection
+// itself is http_connection.cc. Every response closes its connection: a JSON
+// answer, an SSE stream that ends after the response, or a server stream that
+// lives until the session ends.
 #include "mcp/http.hpp"
 
 #include <fmt/format.h>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
-#include <deque>
 #include <random>
 
+#include "mcp/http_connection.hpp"
 #include "mcp/session.hpp"
 #include "server/http_route.hpp"
 
@@ -19,39 +19,7 @@ namespace corral::mcp {
 
 namespace {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-
-using Headers = std::vector<std::pair<std::string, std::string>>;
-
-const char* reason(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 202:
-      return "Accepted";
-    case 204:
-      return "No Content";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 406:
-      return "Not Acceptable";
-    case 415:
-      return "Unsupported Media Type";
-    case 503:
-      return "Service Unavailable";
-  }
-  return "Error";
-}
+namespace http = boost::beast::http;
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -66,143 +34,13 @@ std::string new_session_id() {
   return id;
 }
 
-// CORS: what a browser on an allowed origin may send and read.
+// CORS: what a browser on an allowed origin may send (what it may read is in
+// http_connection.cc, with the answers).
 constexpr const char* kCorsMethods = "GET, POST, DELETE";
 constexpr const char* kCorsHeaders =
     "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
-constexpr const char* kCorsExposed = "Mcp-Session-Id, WWW-Authenticate";
 
 }  // namespace
-
-// HttpEndpoint::Connection: one taken-over connection; writes queued on its
-// strand, one in flight.
-class HttpEndpoint::Connection : public std::enable_shared_from_this<Connection> {
- public:
-  explicit Connection(std::unique_ptr<server::HttpConnection> c)
-      : stream_(std::move(c->stream)),
-        request_(std::move(c->request)),
-        remote_(std::move(c->remote_address)),
-        origin_(std::move(c->origin)) {}
-
-  const http::request<http::string_body>& request() const { return request_; }
-  const std::string& remote() const { return remote_; }
-  std::string header(std::string_view name) const {
-    auto it = request_.find(beast::string_view(name.data(), name.size()));
-    return it == request_.end() ? std::string() : std::string(it->value());
-  }
-
-  void respond(int status, std::string body, const std::string& type = "application/json",
-               const Headers& extra = {}) {
-    std::string head = fmt::format("HTTP/1.1 {} {}\r\nServer: corral\r\n", status, reason(status));
-    if (!body.empty() || (status != 202 && status != 204)) head += "Content-Type: " + type + "\r\n";
-    head += fmt::format("Content-Length: {}\r\nConnection: close\r\n", body.size());
-    for (const auto& [k, v] : extra) head += k + ": " + v + "\r\n";
-    head += cors();
-    head += "\r\n";
-    enqueue(head + body, true, std::chrono::seconds(30));
-  }
-
-  void start_sse(const Headers& extra = {}) {
-    std::string head =
-        "HTTP/1.1 200 OK\r\nServer: corral\r\nContent-Type: text/event-stream\r\n"
-        "Cache-Control: no-cache\r\nConnection: close\r\n";
-    for (const auto& [k, v] : extra) head += k + ": " + v + "\r\n";
-    head += cors();
-    head += "\r\n";
-    enqueue(std::move(head), false, std::nullopt);
-    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->watch(); });
-  }
-
-  void event(const std::string& message) {
-    enqueue("event: message\ndata: " + message + "\n\n", false, std::nullopt);
-  }
-
-  // Closes once everything queued was written.
-  void end() { enqueue({}, true, std::chrono::seconds(30)); }
-
-  bool open() const { return !gone_.load(); }
-  // The allowed Origin the request carried, or empty.
-  const std::string& origin() const { return origin_; }
-
- private:
-  // Every answer to an allowed browser origin lets that page read it.
-  std::string cors() const {
-    if (origin_.empty()) return {};
-    return "Access-Control-Allow-Origin: " + origin_ +
-           "\r\nAccess-Control-Expose-Headers: " + kCorsExposed + "\r\nVary: Origin\r\n";
-  }
-
-  void enqueue(std::string data, bool last, std::optional<std::chrono::seconds> deadline) {
-    asio::post(stream_.get_executor(),
-               [self = shared_from_this(), data = std::move(data), last, deadline]() mutable {
-                 if (self->ending_) return;
-                 if (!data.empty()) self->queue_.push_back(std::move(data));
-                 if (last) self->ending_ = true;
-                 // A watched (SSE) stream never expires: Beast allows no timer
-                 // change while a read and a write are both pending.
-                 if (!self->watching_) {
-                   if (deadline) {
-                     self->stream_.expires_after(*deadline);
-                   } else {
-                     self->stream_.expires_never();
-                   }
-                 }
-                 if (!self->writing_) self->do_write();
-               });
-  }
-
-  void do_write() {
-    if (queue_.empty()) {
-      if (ending_) shutdown();
-      return;
-    }
-    writing_ = true;
-    asio::async_write(stream_, asio::buffer(queue_.front()),
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        self->writing_ = false;
-                        self->queue_.pop_front();
-                        if (ec) {
-                          self->queue_.clear();
-                          self->ending_ = true;
-                          self->shutdown();
-                          return;
-                        }
-                        self->do_write();
-                      });
-  }
-
-  // Learns that the client went away from an SSE stream (reads nothing else).
-  void watch() {
-    if (!watching_) stream_.expires_never();
-    watching_ = true;
-    stream_.async_read_some(asio::buffer(scratch_),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                              if (ec) {
-                                self->gone_.store(true);
-                                return;
-                              }
-                              self->watch();
-                            });
-  }
-
-  void shutdown() {
-    gone_.store(true);
-    beast::error_code ignored;
-    stream_.socket().shutdown(server::Protocol::socket::shutdown_send, ignored);
-    stream_.socket().close(ignored);
-  }
-
-  server::Stream stream_;
-  http::request<http::string_body> request_;
-  std::string remote_;
-  std::string origin_;
-  std::deque<std::string> queue_;
-  bool writing_ = false;
-  bool ending_ = false;
-  bool watching_ = false;  // a read is pending for as long as the stream lives
-  std::atomic<bool> gone_{false};
-  char scratch_[512];
-};
 
 // Entry: one session and its server streams.
 struct HttpEndpoint::Entry {

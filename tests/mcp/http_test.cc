@@ -27,9 +27,11 @@ struct Reply {
 class McpHttp {
  public:
   explicit McpHttp(HttpOptions http_options = {}, Options options = {},
-                   std::vector<std::string> allowed_origins = {}) {
+                   std::vector<std::string> allowed_origins = {},
+                   std::size_t max_connections = server::kMaxConnections) {
     server::Options so;
     so.port = 0;
+    so.max_connections = max_connections;
     so.allowed_origins = std::move(allowed_origins);
     so.pool = test_pool_options();
     server_ = std::make_unique<server::Server>(std::move(so));
@@ -87,6 +89,7 @@ class McpHttp {
   }
 
   HttpEndpoint& endpoint() { return *endpoint_; }
+  std::uint16_t port() const { return port_; }
 
  private:
   std::unique_ptr<server::Server> server_;
@@ -280,6 +283,40 @@ TEST(McpHttp, OpenSessionsAreBounded) {
 
 // A session exists only after its initialize succeeded: refused ones take
 // no slot, so they cannot lock good clients out until the idle expiry.
+// A GET stream lives as long as its session: it keeps its place under the
+// server's max_connections for as long as it is open (it did not: the slot
+// went when MCP took the connection over, so one session could hold any
+// number of streams and descriptors).
+TEST(McpHttp, OpenStreamsCountAgainstTheConnectionCap) {
+  McpHttp h({}, {}, {}, /*max_connections=*/2);
+  const std::string id = h.open();  // its connection closed with the answer
+  asio::io_context ioc;
+  auto open_stream = [&] {
+    auto stream = std::make_unique<beast::tcp_stream>(ioc);
+    stream->expires_after(std::chrono::seconds(30));
+    stream->connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), h.port()));
+    http::request<http::empty_body> req{http::verb::get, "/mcp", 11};
+    req.set(http::field::host, "127.0.0.1:" + std::to_string(h.port()));
+    req.set(http::field::accept, "text/event-stream");
+    req.set("Mcp-Session-Id", id);
+    req.set("MCP-Protocol-Version", "2025-06-18");
+    http::write(*stream, req);
+    beast::flat_buffer buffer;
+    http::response_parser<http::empty_body> head;
+    http::read_header(*stream, buffer, head);
+    EXPECT_EQ(head.get().result_int(), 200);
+    return stream;
+  };
+  auto first = open_stream();
+  auto second = open_stream();
+  // Both places are taken: the next connection is told the server is full.
+  EXPECT_EQ(h.post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})",
+                   {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-06-18"}})
+                .status,
+            503);
+  EXPECT_EQ(h.endpoint().sessions(), 1u);
+}
+
 TEST(McpHttp, AFailedInitializeTakesNoSessionSlot) {
   HttpOptions options;
   options.max_sessions = 2;
