@@ -79,15 +79,15 @@ void Daemon::start() {
   use_tokens_in_force(options);
   options.logger = log_.logger();
   mcp::HttpOptions mcp_http;
-  if (settings_.mcp) mcp_http = mount_mcp_route(options);
+  if (settings_.mcp) mcp_http = prepare_mcp_mount(options);
   server_ = std::make_unique<server::Server>(std::move(options));
+  // Before listen: a bad manifest or upstream leaves nothing listening.
   if (settings_.mcp) {
     server::Routes::add(*server_,
                         mcp::HttpEndpoint::route([mount = mcp_mount_] { return mount->get(); },
                                                  mcp_http.body_limit));
+    start_mcp_service(std::move(mcp_http));
   }
-  // Before listen: a bad manifest or upstream leaves nothing listening.
-  if (settings_.mcp) start_mcp_service(std::move(mcp_http));
   try {
     server_->listen();  // a taken port throws here
     server_->pool().subscribe([this](const pool::Event& event) { on_pool_event(event); });
@@ -111,7 +111,7 @@ void Daemon::use_tokens_in_force(server::Options& options) {
   }
 }
 
-mcp::HttpOptions Daemon::mount_mcp_route(server::Options& options) {
+mcp::HttpOptions Daemon::prepare_mcp_mount(server::Options& options) {
   mcp_mount_ = std::make_shared<McpMount>();
   mcp::HttpOptions mcp_http;
   mcp_http.max_sessions = settings_.mcp_max_sessions;

@@ -70,7 +70,7 @@ class Daemon {
   // Prepares the /mcp mount (mounted once the server exists) and adds the
   // service's metrics to the server's options; returns the endpoint's
   // options for start_mcp_service.
-  mcp::HttpOptions mount_mcp_route(server::Options& options);
+  mcp::HttpOptions prepare_mcp_mount(server::Options& options);
   // Starts the MCP service in the server's pool and mounts its endpoint; a
   // failure releases the server.
   void start_mcp_service(mcp::HttpOptions mcp_http);
