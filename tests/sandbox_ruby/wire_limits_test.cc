@@ -57,6 +57,7 @@ TEST(RubyJsonBound, AValueRepeatingOneStringFailsMemoryLimitInline) {
 TEST(RubyJsonBound, WithoutAMemoryLimitAValueIsHeldUnderAFrame) {
   Options options = ruby_options();
   options.memory_limit = std::nullopt;
+  options.timeout = std::chrono::seconds(120);  // 256 MiB of text: over 10 s under ASan
   RubySandbox sandbox(options);
   auto caught = expect_failure(FailureCode::memory_limit,
                                [&] { sandbox.eval("s = 'x' * 1_000_000; Array.new(300, s)"); });

@@ -341,14 +341,16 @@ TEST(Backpressure, TheAgeLimitWaitsForTheRunsInFlight) {
 
 TEST(Backpressure, TheAgeLimitClosesOnceARunTimedOut) {
   Options options = test_options();
-  options.max_connection_age = milliseconds(200);
+  // The age passes while the run is in flight, with room for the run to
+  // be read first (200 ms was not, under ASan beside heavy tests).
+  options.max_connection_age = milliseconds(500);
   Server server(std::move(options));
   server.listen();
   RawSocket socket(server.address().port);
-  // A run whose tool is never answered ends at its own 1 s timeout; the
+  // A run whose tool is never answered ends at its own 2 s timeout; the
   // socket closes after that answer.
   json::object params = waiting_run();
-  params["timeout"] = 1000;
+  params["timeout"] = 2000;
   socket.send(execute(1, params));
   ASSERT_EQ(socket.receive().at("method"), "tool.call");
   json::value reply = socket.receive();
