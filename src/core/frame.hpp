@@ -58,6 +58,17 @@ inline bool seal_frame(std::string& out, std::size_t start, std::size_t max_fram
   return true;
 }
 
+// Why a frame of `size` bytes is not sent, in one wording for every
+// channel: "<what> is N bytes as a frame, more than <limit_name> of M bytes".
+inline std::string frame_too_large(std::string_view what, std::size_t size,
+                                   std::string_view limit_name, std::size_t limit) {
+  std::string text(what);
+  text += " is " + std::to_string(size) + " bytes as a frame, more than ";
+  text += limit_name;
+  text += " of " + std::to_string(limit) + " bytes";
+  return text;
+}
+
 // FrameReader: collects bytes as they arrive and hands out whole frame
 // bodies, refusing a frame past `max_frame` by its header alone.
 class FrameReader {

@@ -128,9 +128,8 @@ void WorkerPool::Impl::pump() {
 
 // Why a frame of `size` bytes is not sent: "<what> is N bytes as a frame, ...".
 std::string WorkerPool::Impl::too_large(std::string_view what, std::size_t size) const {
-  return std::string(what) + " is " + std::to_string(size) +
-         " bytes as a frame, more than the pool's frame limit (max_frame) of " +
-         std::to_string(options_.max_frame) + " bytes";
+  return core::frame_too_large(what, size, "the pool's frame limit (max_frame)",
+                               options_.max_frame);
 }
 
 json::object WorkerPool::Impl::run_message(const Pending& pending) {

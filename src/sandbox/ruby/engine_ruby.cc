@@ -141,9 +141,7 @@ class HelperEngine : public Engine {
 };
 
 std::string HelperEngine::too_large(std::string_view what, std::size_t size) {
-  return std::string(what) + " is " + std::to_string(size) +
-         " bytes as a frame, more than the Ruby helper's frame limit of " +
-         std::to_string(ruby::kMaxFrame) + " bytes";
+  return core::frame_too_large(what, size, "the Ruby helper's frame limit", ruby::kMaxFrame);
 }
 
 HelperEngine::Wait HelperEngine::next_frame(std::string& body,
