@@ -431,13 +431,17 @@ void WebSocketSession::on_age_limit(beast::error_code ec) {
     return;
   }
   // Wait for the runs in flight (no new one is admitted), at most until the
-  // latest of them passed its timeout and the pool's grace.
+  // latest of them passed what the pool allows it: its timeout counts from
+  // when a worker took it, which may itself be starting (start_timeout),
+  // then the pool's grace. Counting from admission alone cut runs whose
+  // worker took over a second to start and dropped their answers.
   auto deadline = std::chrono::steady_clock::now();
   for (const auto& [key, active] : runs_) {
     deadline = std::max(deadline, active.run->started + active.run->timeout);
   }
+  const pool::Options& pool_options = state_->pool.options();
   deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  state_->pool.options().grace) +
+                  pool_options.start_timeout + pool_options.grace) +
               kAgeMargin;
   age_timer_.expires_at(deadline);
   age_timer_.async_wait(

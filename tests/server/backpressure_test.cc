@@ -361,6 +361,28 @@ TEST(Backpressure, TheAgeLimitClosesOnceARunTimedOut) {
   expect_healthy(server.address().port);
 }
 
+// A run's timeout counts from when a worker takes it; a worker slow to
+// start (1.5 s here, as under a loaded sanitizer build) must not let the
+// age limit close the connection before the run's answer.
+TEST(Backpressure, TheAgeLimitWaitsForARunWhoseWorkerWasSlowToStart) {
+  Options options = test_options();
+  options.pool.worker_command = {"/bin/sh", "-c", "sleep 1.5; exec \"$0\" worker", CORRAL_BINARY};
+  options.max_connection_age = milliseconds(300);
+  Server server(std::move(options));
+  server.listen();
+  RawSocket socket(server.address().port);
+  json::object params = waiting_run();
+  params["timeout"] = 500;
+  socket.send(execute(1, params));
+  ASSERT_EQ(socket.receive().at("method"), "tool.call");
+  json::value reply = socket.receive();
+  EXPECT_EQ(reply.at("id"), 1);
+  EXPECT_EQ(result_of(reply).at("failure").at("code"), "timeout") << json::serialize(reply);
+  EXPECT_EQ(socket.read_until_closed(), websocket::error::closed);
+  EXPECT_EQ(socket.reason().code, 1000);
+  expect_healthy(server.address().port);
+}
+
 TEST(Backpressure, ABinaryMessageClosesWith1003Unprocessed) {
   Server server(test_options());
   server.listen();
