@@ -7,9 +7,12 @@
 // frames in order, whatever the cuts; none is longer than the maximum;
 // `oversized` is reported exactly when the next header says so; every body
 // goes through parse_message and the field readers without a crash; a
-// message re-encoded with encode_frame reads back unchanged.
+// message re-encoded with encode_frame reads back unchanged, tail included;
+// a tail that is_json_value_text accepts, spliced into a result envelope as
+// the pool and server do, makes an envelope that parses.
 #include <stdexcept>
 
+#include "core/envelope.hpp"
 #include "fuzz_util.hpp"
 #include "pool/frames.hpp"
 
@@ -96,18 +99,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (oversized != expect_oversized) fail("oversized reported wrongly");
 
   for (const std::string& body : got) {
-    std::optional<json::object> message = corral::pool::parse_message(body);
+    std::optional<corral::pool::Message> message = corral::pool::parse_message(body);
     if (!message) continue;
-    read_fields(*message);
-    const std::string frame = corral::pool::encode_frame(*message);
+    read_fields(message->fields);
+    if (message->tail && corral::core::is_json_value_text(*message->tail)) {
+      const std::string envelope = corral::core::envelope_text(
+          corral::core::execution_from_fields(message->fields, std::string(*message->tail)));
+      boost::system::error_code ec;
+      (void)json::parse(envelope, ec);
+      if (ec) fail("an accepted value spliced into an envelope does not parse", body);
+    }
+    const std::string frame = corral::pool::encode_frame(message->fields, message->tail);
     FrameReader again(frame.size());
     again.append(frame.data(), frame.size());
     std::string body2;
     if (again.next(body2) != FrameReader::Status::frame) fail("encode_frame does not read back");
-    std::optional<json::object> message2 = corral::pool::parse_message(body2);
+    std::optional<corral::pool::Message> message2 = corral::pool::parse_message(body2);
     // Equal after one write (a number past a double's range reads as
     // infinity and is written as null, as the writer documents).
-    if (!message2 || json::serialize(*message2) != json::serialize(*message))
+    if (!message2 || json::serialize(message2->fields) != json::serialize(message->fields) ||
+        message2->tail != message->tail)
       fail("a message does not survive a round trip", body);
   }
   return 0;

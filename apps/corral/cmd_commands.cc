@@ -35,7 +35,7 @@ namespace json = core::json;
 std::unique_ptr<bind::Binding> load_binding(const std::string& manifest, bool envelope = false) {
   auto refuse = [envelope](FailureCode code, const char* message) {
     if (envelope) {
-      std::printf("%s\n", json::serialize(core::envelope(Failure{code, message, nullptr})).c_str());
+      std::printf("%s\n", core::envelope_text(Failure{code, message, nullptr}).c_str());
     }
     std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(code)).c_str(), message);
   };
@@ -118,14 +118,14 @@ int run_call(const std::string& manifest, const std::string& name, const std::st
   try {
     SignalCanceller canceller(cancel);
     Execution e = binding->call(name, input, options);
-    const std::string out = view_only ? e.value() : json::serialize(core::envelope(e));
+    const std::string out = view_only ? e.value() : core::envelope_text(e);
     std::printf("%s\n", out.c_str());
     return 0;
   } catch (const Error& e) {
     if (view_only) {
       if (e.execution()) std::printf("%s\n", bind::output_view(*e.execution()).c_str());
     } else {
-      std::printf("%s\n", json::serialize(core::envelope(e.to_failure())).c_str());
+      std::printf("%s\n", core::envelope_text(e.to_failure()).c_str());
     }
     std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(e.code())).c_str(), e.what());
     return 1;

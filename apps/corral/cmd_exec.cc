@@ -99,7 +99,7 @@ int run_exec(const ExecFlags& flags) {
 
   const client::Outcome& outcome = *answered;
   if (flags.json) {
-    std::cout << core::json::serialize(core::envelope(outcome)) << '\n';
+    std::cout << core::envelope_text(outcome) << '\n';
   } else {
     const Execution* execution = outcome.ok()                  ? &outcome.execution()
                                  : outcome.failure().execution ? outcome.failure().execution.get()

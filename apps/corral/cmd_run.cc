@@ -67,7 +67,7 @@ int run_script(const RunFlags& flags) {
     sandbox::Sandbox sandbox(options);
     Execution execution = flags.code_mode ? sandbox.execute(source) : sandbox.eval(source);
     if (flags.json) {
-      std::cout << core::json::serialize(core::envelope(execution)) << '\n';
+      std::cout << core::envelope_text(execution) << '\n';
     } else {
       write_through(execution);
       std::cout << execution.value() << '\n';
@@ -75,7 +75,7 @@ int run_script(const RunFlags& flags) {
     return 0;
   } catch (const Error& e) {
     if (flags.json) {
-      std::cout << core::json::serialize(core::envelope(e.to_failure())) << '\n';
+      std::cout << core::envelope_text(e.to_failure()) << '\n';
     } else if (e.execution()) {
       write_through(*e.execution());
     }

@@ -24,8 +24,9 @@ struct Usage {
   double wall_time = 0;
   // CPU seconds the run's own thread or process used.
   double cpu_time = 0;
-  // High-water bytes the run allocated past its entry baseline. On a
-  // memory_limit failure it never exceeds the limit.
+  // High-water bytes the run allocated past its entry baseline, as measured
+  // (never clamped): a JavaScript run that failed memory_limit may show more
+  // than its limit, by what one step of its growth took (docs/sandbox.md).
   std::uint64_t memory_peak = 0;
   // Tool calls the guest made (including refused ones).
   std::uint64_t tool_calls = 0;
@@ -37,7 +38,9 @@ struct Usage {
 
 // ExecutionData: the fields of an Execution while it is being built.
 struct ExecutionData {
-  std::string value = "null";  // JSON text; "null" on a failed run
+  // JSON text, one complete document; "null" on a failed run. It is carried
+  // as text (spliced into envelopes as it is), so it must be JSON.
+  std::string value = "null";
   std::string stdout_text;
   std::string stderr_text;
   bool stdout_truncated = false;

@@ -16,6 +16,19 @@ json::object envelope(const Outcome& outcome) {
   return outcome.ok() ? envelope(outcome.execution()) : envelope(outcome.failure());
 }
 
+std::string envelope_text(const Execution& execution) {
+  std::string out = R"({"ok":true,"execution":)";
+  append_execution_json(out, execution);
+  out += '}';
+  return out;
+}
+
+std::string envelope_text(const Failure& failure) { return json::serialize(envelope(failure)); }
+
+std::string envelope_text(const Outcome& outcome) {
+  return outcome.ok() ? envelope_text(outcome.execution()) : envelope_text(outcome.failure());
+}
+
 Outcome outcome_from_envelope(const json::value& value) {
   const json::object* object = value.if_object();
   const json::value* ok = object ? object->if_contains("ok") : nullptr;

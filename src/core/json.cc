@@ -293,20 +293,23 @@ std::string serialize(const array& a) {
   return out;
 }
 
+void serialize_to(std::string& out, const object& o) {
+  // Member by member: wrapping `o` in a value would copy it.
+  Writer w(out);
+  w.put('{');
+  bool first = true;
+  for (const key_value_pair& member : o) {
+    if (!first) w.put(',');
+    first = false;
+    write_member(w, member);
+    write(w, member.value());
+  }
+  w.put('}');
+}
+
 std::string serialize(const object& o) {
   std::string out;
-  {
-    Writer w(out);
-    w.put('{');
-    bool first = true;
-    for (const key_value_pair& member : o) {
-      if (!first) w.put(',');
-      first = false;
-      write_member(w, member);
-      write(w, member.value());
-    }
-    w.put('}');
-  }
+  serialize_to(out, o);
   return out;
 }
 
@@ -450,17 +453,57 @@ json::value parse_json(std::string_view text, std::string_view what) {
   return value;
 }
 
+namespace {
+
+// Reads a document and keeps nothing: basic_parser checks the grammar, the
+// UTF-8 and the depth; every event is accepted as it comes.
+struct CheckingHandler {
+  static constexpr std::size_t max_object_size = json::object::max_size();
+  static constexpr std::size_t max_array_size = json::array::max_size();
+  static constexpr std::size_t max_key_size = json::string::max_size();
+  static constexpr std::size_t max_string_size = json::string::max_size();
+  using error_code = boost::system::error_code;
+  using string_view = json::string_view;
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_object_begin(error_code&) { return true; }
+  bool on_object_end(std::size_t, error_code&) { return true; }
+  bool on_array_begin(error_code&) { return true; }
+  bool on_array_end(std::size_t, error_code&) { return true; }
+  bool on_key_part(string_view, std::size_t, error_code&) { return true; }
+  bool on_key(string_view, std::size_t, error_code&) { return true; }
+  bool on_string_part(string_view, std::size_t, error_code&) { return true; }
+  bool on_string(string_view, std::size_t, error_code&) { return true; }
+  bool on_number_part(string_view, error_code&) { return true; }
+  bool on_int64(std::int64_t, string_view, error_code&) { return true; }
+  bool on_uint64(std::uint64_t, string_view, error_code&) { return true; }
+  bool on_double(double, string_view, error_code&) { return true; }
+  bool on_bool(bool, error_code&) { return true; }
+  bool on_null(error_code&) { return true; }
+  bool on_comment_part(string_view, error_code&) { return true; }
+  bool on_comment(string_view, error_code&) { return true; }
+};
+
+}  // namespace
+
+bool is_json_value_text(std::string_view text) noexcept {
+  json::parse_options options;
+  options.max_depth = json::kMaxValueDepth;
+  json::basic_parser<CheckingHandler> parser(options);
+  boost::system::error_code ec;
+  const std::size_t n = parser.write_some(false, text.data(), text.size(), ec);
+  return !ec && n == text.size();
+}
+
 bool is_json_array(std::string_view text) noexcept {
   boost::system::error_code ec;
   const json::value value = json::parse(json::string_view(text.data(), text.size()), ec);
   return !ec && value.is_array();
 }
 
-json::object execution_to_object(const Execution& execution) {
+json::object execution_fields(const Execution& execution) {
   json::object out;
-  boost::system::error_code ec;
-  json::value value = json::parse(execution.value(), ec);
-  out["value"] = ec ? json::value(nullptr) : std::move(value);
   out["stdout"] = execution.stdout_text();
   out["stderr"] = execution.stderr_text();
   out["stdout_truncated"] = execution.stdout_truncated();
@@ -476,6 +519,26 @@ json::object execution_to_object(const Execution& execution) {
       {"output_bytes", usage.output_bytes},
   };
   return out;
+}
+
+json::object execution_to_object(const Execution& execution) {
+  boost::system::error_code ec;
+  json::value value = json::parse(execution.value(), ec);
+  json::object out;
+  out["value"] = ec ? json::value(nullptr) : std::move(value);
+  for (auto& member : execution_fields(execution))
+    out.emplace(member.key(), std::move(member.value()));
+  return out;
+}
+
+void append_execution_json(std::string& out, const Execution& execution) {
+  // {"value":<the text>,  then the fields' object without its own brace.
+  const std::string fields = json::serialize(execution_fields(execution));
+  out.reserve(out.size() + execution.value().size() + fields.size() + 10);
+  out += R"({"value":)";
+  out += execution.value();
+  out += ',';
+  out.append(fields, 1);
 }
 
 namespace {
@@ -510,8 +573,13 @@ bool bool_or_false(const json::object& object, std::string_view key) {
 }  // namespace
 
 Execution execution_from_object(const json::object& object) {
+  const json::value* value = object.if_contains("value");
+  return execution_from_fields(object, value ? json::serialize(*value) : std::string("null"));
+}
+
+Execution execution_from_fields(const json::object& object, std::string value) {
   ExecutionData data;
-  if (const json::value* v = object.if_contains("value")) data.value = json::serialize(*v);
+  data.value = std::move(value);
   data.stdout_text = string_or_empty(object, "stdout");
   data.stderr_text = string_or_empty(object, "stderr");
   data.stdout_truncated = bool_or_false(object, "stdout_truncated");
@@ -563,7 +631,9 @@ Failure failure_from_object(const json::object& object) {
 namespace corral {
 
 std::string to_json(const Execution& execution) {
-  return core::json::serialize(core::execution_to_object(execution));
+  std::string out;
+  core::append_execution_json(out, execution);
+  return out;
 }
 
 }  // namespace corral

@@ -35,8 +35,9 @@ std::string serialize(const object& o);
 std::string serialize(const string& s);
 std::string serialize(string_view s);  // a JSON string literal of `s`
 
-// Appends the JSON text of `v` to `out`.
+// Appends the JSON text of `v` (or `o`) to `out`.
 void serialize_to(std::string& out, const value& v);
+void serialize_to(std::string& out, const object& o);
 
 // The deepest value corral carries: the engines refuse deeper results and
 // tool arguments (unserializable_value), so everything they make fits.
@@ -62,8 +63,24 @@ json::value parse_json(std::string_view text, std::string_view what);
 // True iff `text` is one complete JSON document that is an array.
 bool is_json_array(std::string_view text) noexcept;
 
+// True iff `text` is one complete JSON document, valid UTF-8, nested at
+// most kMaxValueDepth deep: what a value's text from across a trust
+// boundary (a worker's result) must be before corral carries it as text.
+// Checks without building anything.
+bool is_json_value_text(std::string_view text) noexcept;
+
+// An Execution on the wire: {"value":..,"stdout":..,...} (corral/execution.hpp).
+// Its value is JSON text already (ExecutionData::value), so the text form
+// splices it in as it is: a result is never parsed again on its way out.
 json::object execution_to_object(const Execution& execution);
+void append_execution_json(std::string& out, const Execution& execution);
+// Every field but the value, which travels apart as text (the pool's
+// frames) and comes back with execution_from_fields.
+json::object execution_fields(const Execution& execution);
 Execution execution_from_object(const json::object& object);
+// `value` must be JSON text (checked with is_json_value_text when it
+// crossed a trust boundary).
+Execution execution_from_fields(const json::object& fields, std::string value);
 
 // {"code":..,"message":..,"retryable":..,"execution":..?}
 json::object failure_to_object(const Failure& failure);

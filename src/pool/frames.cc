@@ -5,25 +5,32 @@
 
 namespace corral::pool {
 
-std::string encode_frame(const json::object& message) {
-  const std::string body = json::serialize(message);
+std::string encode_frame(const json::object& message, std::optional<std::string_view> tail) {
   std::string frame;
-  frame.reserve(kFrameHeaderBytes + body.size());
   const std::size_t start = core::open_frame(frame);
-  frame += body;
+  json::serialize_to(frame, message);
+  if (tail) {
+    frame.reserve(frame.size() + 1 + tail->size());
+    frame += '\n';
+    frame += *tail;
+  }
   // A body past what a length can say is left with an empty header; no
   // channel's max_frame lets it through (WorkerPool validates max_frame).
   core::seal_frame(frame, start, core::kLargestFrame);
   return frame;
 }
 
-std::optional<json::object> parse_message(std::string_view body) {
+std::optional<Message> parse_message(std::string_view body) {
+  Message message;
+  const std::size_t newline = body.find('\n');
+  if (newline != std::string_view::npos) message.tail = body.substr(newline + 1);
+  const std::string_view head = body.substr(0, newline);
   boost::system::error_code ec;
-  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
+  json::value value = json::parse(json::string_view(head.data(), head.size()), ec);
   if (ec || !value.is_object()) return std::nullopt;
-  json::object& object = value.get_object();
-  if (!get_string(object, "t")) return std::nullopt;
-  return std::move(object);
+  message.fields = std::move(value.get_object());
+  if (!get_string(message.fields, "t")) return std::nullopt;
+  return message;
 }
 
 std::optional<std::uint64_t> get_count(const json::object& object, std::string_view key) {

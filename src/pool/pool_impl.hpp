@@ -163,7 +163,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   void answer(const std::shared_ptr<Worker>& worker, Ticket ticket, std::uint64_t call, bool ok,
               std::string payload);
   void deliver_answer(const ToolAnswer::State& state, bool ok, std::string payload);
-  bool on_done(const std::shared_ptr<Worker>& worker, Ticket ticket, const json::object& message);
+  // `value`: the tail of the done's frame, an execution's value text.
+  bool on_done(const std::shared_ptr<Worker>& worker, Ticket ticket, const json::object& message,
+               std::optional<std::string_view> value);
 
   // Workers from spawn to reap, retirement and successors, drain and shutdown
   // (worker_lifecycle.cc).

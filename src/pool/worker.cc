@@ -46,6 +46,12 @@ struct CurrentRun {
   std::atomic<std::uint64_t> id{0};
 };
 
+// A run's done message, and the value's JSON text apart (frames.hpp).
+struct Done {
+  json::object message;
+  std::optional<std::string> value;
+};
+
 struct CachedSandbox {
   std::unique_ptr<sandbox::Sandbox> sandbox;
   std::shared_ptr<CurrentRun> current;
@@ -71,9 +77,9 @@ class Worker {
         const FrameReader::Status status = reader_.next(body);
         if (status == FrameReader::Status::need_more) break;
         if (status == FrameReader::Status::oversized) return fail("oversized frame from the pool");
-        std::optional<json::object> message = parse_message(body);
-        if (!message) return fail("malformed frame from the pool");
-        if (!handle(*message)) return fail("unexpected message from the pool");
+        std::optional<Message> message = parse_message(body);
+        if (!message || message->tail) return fail("malformed frame from the pool");
+        if (!handle(message->fields)) return fail("unexpected message from the pool");
       }
     }
   }
@@ -83,8 +89,8 @@ class Worker {
   // A run's answer that the pool would refuse as an oversized frame (and
   // kill this worker for) is answered as response_too_large instead: the
   // same run would be as large again anywhere, so it is not retryable.
-  void send_done(const json::object& done) {
-    std::string frame = encode_frame(done);
+  void send_done(const Done& done) {
+    std::string frame = encode_frame(done.message, done.value);
     if (frame.size() - kFrameHeaderBytes <= max_frame_) {
       send_frame(std::move(frame));
       return;
@@ -92,7 +98,7 @@ class Worker {
     const std::size_t size = frame.size() - kFrameHeaderBytes;
     frame.clear();
     frame.shrink_to_fit();
-    json::object refused{{"t", "done"}, {"id", done.at("id")}};
+    json::object refused{{"t", "done"}, {"id", done.message.at("id")}};
     refused["failure"] =
         core::failure_to_object(Failure{FailureCode::response_too_large,
                                         "the run's answer is " + std::to_string(size) +
@@ -211,7 +217,7 @@ class Worker {
       RunJob job = std::move(jobs_.front());
       jobs_.pop_front();
       lock.unlock();
-      json::object done = run(job);
+      Done done = run(job);
       lock.lock();
       ++idle_runners_;
       lock.unlock();
@@ -220,18 +226,19 @@ class Worker {
     }
   }
 
-  json::object run(const RunJob& job) {
-    json::object done{{"t", "done"}, {"id", job.id}};
+  Done run(const RunJob& job) {
+    Done result{json::object{{"t", "done"}, {"id", job.id}}, std::nullopt};
+    json::object& done = result.message;
     CachedSandbox cached;
     try {
       cached = checkout(job);
     } catch (const std::invalid_argument& e) {
       done["failure"] =
           core::failure_to_object(Failure{FailureCode::invalid_request, e.what(), nullptr});
-      return done;
+      return result;
     } catch (const Error& e) {
       done["failure"] = core::failure_to_object(e.to_failure());
-      return done;
+      return result;
     }
     cached.current->id = job.id;
     {
@@ -240,7 +247,7 @@ class Worker {
         done["failure"] = core::failure_to_object(
             Failure{FailureCode::cancelled, "cancelled before it started", nullptr});
         checkin_locked(job.key, std::move(cached));
-        return done;
+        return result;
       }
       active_[job.id] = cached.sandbox.get();
     }
@@ -248,7 +255,8 @@ class Worker {
     try {
       Execution execution =
           job.eval ? cached.sandbox->eval(job.code) : cached.sandbox->execute(job.code);
-      done["execution"] = core::execution_to_object(execution);
+      done["execution"] = core::execution_fields(execution);
+      result.value = execution.value();
     } catch (const Error& e) {
       done["failure"] = core::failure_to_object(e.to_failure());
       reusable = !cached.sandbox->last_run_trapped();
@@ -264,7 +272,7 @@ class Worker {
       std::erase_if(calls_, [&](const auto& entry) { return entry.first.first == job.id; });
     }
     if (reusable) checkin(job.key, std::move(cached));
-    return done;
+    return result;
   }
 
   // A locked-down worker cannot fork a Ruby helper: Ruby guests run on the

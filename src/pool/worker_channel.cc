@@ -116,9 +116,12 @@ void WorkerPool::Impl::write_next(const std::shared_ptr<Worker>& worker) {
 
 // False for anything the protocol does not allow: the worker is killed.
 bool WorkerPool::Impl::on_message(const std::shared_ptr<Worker>& worker, std::string_view body) {
-  std::optional<json::object> message = parse_message(body);
-  if (!message) return false;
-  const std::string_view type = *get_string(*message, "t");
+  std::optional<Message> parsed = parse_message(body);
+  if (!parsed) return false;
+  const json::object& message = parsed->fields;
+  const std::string_view type = *get_string(message, "t");
+  // Only a done's value travels as a tail (frames.hpp).
+  if (parsed->tail && type != "done") return false;
   if (type == "ready") {
     if (worker->state != WorkerState::starting) return false;
     worker->state = WorkerState::ready;
@@ -139,10 +142,10 @@ bool WorkerPool::Impl::on_message(const std::shared_ptr<Worker>& worker, std::st
     return true;
   }
   if (worker->state == WorkerState::starting) return false;
-  const std::optional<std::uint64_t> id = get_count(*message, "id");
+  const std::optional<std::uint64_t> id = get_count(message, "id");
   if (!id) return false;
-  if (type == "call") return on_call(worker, *id, *message);
-  if (type == "done") return on_done(worker, *id, *message);
+  if (type == "call") return on_call(worker, *id, message);
+  if (type == "done") return on_done(worker, *id, message, parsed->tail);
   return false;
 }
 
@@ -214,14 +217,18 @@ void WorkerPool::Impl::deliver_answer(const ToolAnswer::State& state, bool ok,
 }
 
 bool WorkerPool::Impl::on_done(const std::shared_ptr<Worker>& worker, Ticket ticket,
-                               const json::object& message) {
+                               const json::object& message, std::optional<std::string_view> value) {
   auto it = worker->running.find(ticket);
   if (it == worker->running.end()) return false;
   std::optional<Outcome> answered;
   try {
     if (const json::value* execution = message.if_contains("execution");
         execution && execution->is_object()) {
-      answered.emplace(core::execution_from_object(execution->get_object()));
+      // The value is checked here, once, and goes on as the text it is.
+      if (!value || !core::is_json_value_text(*value)) return false;
+      answered.emplace(core::execution_from_fields(execution->get_object(), std::string(*value)));
+    } else if (value) {
+      return false;
     } else if (const json::value* failure = message.if_contains("failure");
                failure && failure->is_object()) {
       answered.emplace(core::failure_from_object(failure->get_object()));

@@ -69,6 +69,7 @@ std::string timeout_message(std::chrono::milliseconds bound);
 
 // The result envelope (core/envelope.hpp).
 using core::envelope;
+using core::envelope_text;
 using core::outcome_from_envelope;
 
 }  // namespace corral::server::rpc

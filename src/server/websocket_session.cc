@@ -337,7 +337,8 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
     outcome = Failure{FailureCode::timeout, rpc::timeout_message(run->timeout),
                       outcome.failure().execution};
   }
-  std::string envelope = json::serialize(rpc::envelope(outcome));
+  // The value goes out as the text the engine made (checked by the pool).
+  std::string envelope = rpc::envelope_text(outcome);
   std::optional<FailureCode> code;
   if (!outcome.ok()) code = outcome.failure().code;
   if (const auto& limit = state_->options.response_limit; limit && envelope.size() > *limit) {
@@ -346,7 +347,7 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
                                   "of {} bytes.",
                                   envelope.size(), *limit),
                       nullptr};
-    envelope = json::serialize(rpc::envelope(too_large));
+    envelope = rpc::envelope_text(too_large);
     code = FailureCode::response_too_large;
   }
   state_->metrics.execution_finished(

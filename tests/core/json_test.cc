@@ -117,10 +117,12 @@ TEST(JsonWriter, DeepNestingNeedsNoDeepStack) {
 
 TEST(JsonWriter, TheExecutionsJsonFormWritesUsageNumbersPlainly) {
   ExecutionData data;
-  data.value = "[0.1,2.5,1e21]";
+  data.value = "[0.1,2.5, 1e21]";
   data.usage = Usage{2.803851215, 0.5, 4096, 0, 3};
   const std::string text = to_json(Execution(data));
-  EXPECT_NE(text.find(R"("value":[0.1,2.5,1e+21])"), std::string::npos) << text;
+  // The value is JSON text already and goes out as it is, not rewritten.
+  EXPECT_NE(text.find(R"({"value":[0.1,2.5, 1e21],"stdout")"), std::string::npos) << text;
+  EXPECT_EQ(json::parse(text).at("value"), json::parse("[0.1,2.5,1e21]")) << text;
   EXPECT_NE(text.find(R"("wall_time":2.803851215)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("cpu_time":0.5)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("memory_peak":4096)"), std::string::npos) << text;

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/json.hpp"
 #include "corral/pool.hpp"
 #include "gtest/gtest.h"
 #include "sandbox/v8/heap_ceiling.hpp"
@@ -48,11 +49,14 @@ Request code_request(std::string code, std::vector<std::string> tools = {},
 }
 
 // A worker impostor: a bash script that sends `frames` (JSON objects, one a
-// line) on fd 3, each length-prefixed, then waits until killed.
+// line; <NL> inside a line is a newline of the body, before a done's value)
+// on fd 3, each length-prefixed, then waits until killed.
 std::vector<std::string> impostor(const std::string& frames) {
   const std::string script = R"SH(
+export LC_ALL=C
 frame() {
-  local body="$1" n=${#1}
+  local body="${1//<NL>/$'\n'}"
+  local n=${#body}
   printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((n>>24&255)) $((n>>16&255)) $((n>>8&255)) $((n&255)))" >&3
   printf '%s' "$body" >&3
 }
@@ -282,7 +286,7 @@ TEST(Pool, CallsArrivingAfterSettleNeverReachTheDispatcher) {
   Options options = base_options();
   options.worker_command = impostor(std::string(kReady) + "\n" +
                                     R"({"t":"call","id":1,"call":1,"name":"x","args":"{}"})" +
-                                    "\n" + R"({"t":"done","id":1,"execution":{"value":7}})" + "\n" +
+                                    "\n" + R"({"t":"done","id":1,"execution":{}}<NL>7)" + "\n" +
                                     R"({"t":"call","id":1,"call":2,"name":"x","args":"{}"})");
   WorkerPool pool(options);
   std::promise<void> second_call;
@@ -695,6 +699,50 @@ TEST(Pool, MalformedFrameKillsTheWorker) {
   EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
   pool.shutdown(0s);
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 1u);
+}
+
+// A result's value crosses from the worker as text and is carried on as
+// text: the pool checks it once, and a worker that sends anything but one
+// JSON document there (or a tail where none belongs) is killed.
+TEST(Pool, AResultValueThatIsNotOneJsonDocumentKillsTheWorker) {
+  const std::string deep = std::string(corral::core::json::kMaxValueDepth + 1, '[') +
+                           std::string(corral::core::json::kMaxValueDepth + 1, ']');
+  for (const std::string& done : {
+           std::string(R"({"t":"done","id":1,"execution":{}}<NL>{"a":)"),
+           std::string(R"({"t":"done","id":1,"execution":{}}<NL>1 2)"),
+           std::string(R"({"t":"done","id":1,"execution":{}}<NL>")") + "\xff\"",
+           std::string(R"({"t":"done","id":1,"execution":{}}<NL>)") + deep,
+           std::string(R"({"t":"done","id":1,"execution":{"value":7}})"),
+           std::string(R"({"t":"done","id":1,"failure":{"code":"timeout"}}<NL>7)"),
+           std::string(R"({"t":"call","id":1,"call":1,"name":"x","args":"{}"}<NL>7)"),
+       }) {
+    SCOPED_TRACE(done);
+    Options options = base_options();
+    options.worker_command = impostor(std::string(kReady) + "\n" + done);
+    WorkerPool pool(options);
+    Outcome outcome = pool.execute(code_request("ignored", {"x"}));
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_EQ(outcome.failure().code, FailureCode::connection_broken);
+    pool.shutdown(0s);
+    EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::protocol_error)], 1u);
+  }
+}
+
+TEST(Pool, AResultValueIsCarriedAsTheTextTheWorkerSent) {
+  // Spacing and number forms the writer would change arrive as they were.
+  const std::string value = R"({ "n": 1e+21, "list": [1.50, -0] })";
+  const std::string deepest = std::string(corral::core::json::kMaxValueDepth, '[') +
+                              std::string(corral::core::json::kMaxValueDepth, ']');
+  for (const std::string& text : {value, deepest}) {
+    Options options = base_options();
+    options.worker_command =
+        impostor(std::string(kReady) + "\n" + R"({"t":"done","id":1,"execution":{}}<NL>)" + text);
+    WorkerPool pool(options);
+    Outcome outcome = pool.execute(code_request("ignored"));
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+    EXPECT_EQ(outcome.execution().value(), text);
+    pool.shutdown(0s);
+  }
 }
 
 TEST(Pool, OversizedFrameKillsTheWorkerBeforeBuffering) {
