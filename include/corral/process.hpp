@@ -235,13 +235,9 @@ struct RunOptions {
   std::optional<CancelSource> cancel;
 };
 
-// TestHooks: fault injection for tests only. Never set in production.
-struct TestHooks {
-  // While this returns true, the supervisor does not signal units (neither
-  // SIGTERM nor SIGKILL nor cgroup.kill), which simulates a unit that cannot
-  // be emptied. Called from run threads and the background re-check.
-  std::function<bool()> suppress_kill;
-};
+// Fault injection for corral's own tests (src/process/faults.hpp); only
+// declared here, so it stays null outside them.
+struct SupervisorFaults;
 
 // SupervisorOptions: fixed at construction.
 struct SupervisorOptions {
@@ -261,7 +257,7 @@ struct SupervisorOptions {
   std::string cgroup_parent;
   // How often a unit left behind by `cleanup_failed` is re-checked.
   std::chrono::nanoseconds recheck_interval = std::chrono::milliseconds(100);
-  TestHooks test_hooks;
+  std::shared_ptr<const SupervisorFaults> faults;
 };
 
 // SlotState: what one slot is doing.

@@ -22,7 +22,7 @@ struct RunLoopInput {
   std::chrono::nanoseconds cleanup_budget{};
   int cancel_fd = -1;    // readable when the caller cancelled; -1 if none
   int shutdown_fd = -1;  // readable once the supervisor shuts down
-  // True while signals must not be sent (TestHooks::suppress_kill).
+  // True while signals must not be sent (SupervisorFaults::suppress_kill).
   std::function<bool()> suppress_kill;
   // Told when the run starts cleaning up (for Status).
   std::function<void()> on_cleanup;

@@ -15,6 +15,7 @@
 #include "process/capture.hpp"
 #include "process/cgroup.hpp"
 #include "process/confine.hpp"
+#include "process/faults.hpp"
 #include "process/limits.hpp"
 #include "process/run_loop.hpp"
 #include "process/spawn.hpp"
@@ -230,7 +231,7 @@ class Supervisor::Impl {
   }
 
   bool suppressed() const {
-    return options_.test_hooks.suppress_kill && options_.test_hooks.suppress_kill();
+    return options_.faults && options_.faults->suppress_kill && options_.faults->suppress_kill();
   }
 
   bool all_idle() const {
@@ -405,7 +406,7 @@ class Supervisor::Impl {
     input.cleanup_budget = options_.cleanup_budget;
     input.cancel_fd = run_options.cancel ? run_options.cancel->wait_handle() : -1;
     input.shutdown_fd = shutdown_fd_.get();
-    input.suppress_kill = options_.test_hooks.suppress_kill;
+    if (options_.faults) input.suppress_kill = options_.faults->suppress_kill;
     input.on_cleanup = [this, slot] { set_slot(slot, SlotState::cleaning_up, nullptr); };
     RunLoopResult result = drive_run(input, capture);
     capture.finish();

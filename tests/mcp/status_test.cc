@@ -13,6 +13,7 @@
 
 #include "corral/bind.hpp"
 #include "mcp_test_util.hpp"
+#include "process/faults.hpp"
 
 namespace corral::mcp::testing {
 namespace {
@@ -74,7 +75,8 @@ TEST(McpStatus, HeldSlotShowsInStatusMetricsAndTheToolError) {
   tree.supervisor.deadline = 300ms;
   tree.supervisor.cleanup_budget = 300ms;
   tree.supervisor.recheck_interval = 20ms;
-  tree.supervisor.test_hooks.suppress_kill = [stuck] { return stuck->load(); };
+  tree.supervisor.faults = std::make_shared<const process::SupervisorFaults>(
+      process::SupervisorFaults{[stuck] { return stuck->load(); }});
   options.trees.push_back(std::move(tree));
   Harness h(std::move(options));
   // A worker started (code mode's fds are the pool's, not the commands').

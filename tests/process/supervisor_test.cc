@@ -6,6 +6,7 @@
 #include <future>
 #include <thread>
 
+#include "process/faults.hpp"
 #include "process/test_util.hpp"
 
 namespace corral::process {
@@ -190,7 +191,8 @@ TEST(SupervisorCleanup, UnemptiableUnitKeepsItsSlotUntilSeenEmpty) {
     options.deadline = 200ms;
     options.cleanup_budget = 300ms;
     options.recheck_interval = 20ms;
-    options.test_hooks.suppress_kill = [stuck] { return stuck->load(); };
+    options.faults = std::make_shared<const SupervisorFaults>(
+        SupervisorFaults{[stuck] { return stuck->load(); }});
     Supervisor supervisor(options);
     try {
       supervisor.run(shell("echo stuck; exec sleep 600"));
