@@ -49,7 +49,16 @@ class StdioUpstream : public UpstreamClient {
 
   ~StdioUpstream() override { close(); }
 
-  std::int64_t request(const std::string& method, json::object params, Reply reply);
+  // Sends a request; `reply` runs once: with the answer, or with nullopt
+  // when the server ends, when `deadline` passes first (the reader expires
+  // it and tells the server notifications/cancelled), or when forget(id)
+  // drops it. Returns the id (0 when the server has already ended).
+  std::int64_t request(const std::string& method, json::object params, Reply reply,
+                       std::chrono::steady_clock::time_point deadline =
+                           std::chrono::steady_clock::time_point::max());
+  // Drops a pending request (its reply runs with nullopt and `why`) and
+  // tells the server notifications/cancelled. False if it already ended.
+  bool forget(std::int64_t id, const std::string& why);
 
   // Blocking request with a deadline (connect only).
   json::object request_sync(const std::string& method, json::object params,
@@ -82,6 +91,13 @@ class StdioUpstream : public UpstreamClient {
   void on_line(const std::string& line);
 
   void fail_pending(const std::string& why);
+  // Expires the requests whose deadline passed; returns how long the reader
+  // may wait for the next one (-1: none has a deadline), in poll's ms.
+  int expire_overdue();
+  // An eventfd the reader polls besides the server's stdout: a request with
+  // an earlier deadline than the reader sleeps towards wakes it.
+  void wake_reader();
+  void drain_wakes();
 
   Logger logger_;
   std::function<void()> on_end_;
@@ -91,6 +107,7 @@ class StdioUpstream : public UpstreamClient {
   int to_child_ = -1;
   int from_child_ = -1;
   int stop_[2] = {-1, -1};
+  int wake_ = -1;
   std::thread reader_;
   std::mutex mutex_;
   std::mutex write_mutex_;
@@ -98,7 +115,12 @@ class StdioUpstream : public UpstreamClient {
   bool closed_ = false;
   bool ended_ = false;
   std::int64_t next_id_ = 0;
-  std::map<std::int64_t, Reply> pending_;
+  struct Pending {
+    std::string method;
+    Reply reply;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::map<std::int64_t, Pending> pending_;
 };
 
 // A Streamable HTTP upstream (HttpUpstream, upstream_http.cc), initialized

@@ -130,8 +130,14 @@ Upstream upstream_from_json(const std::string& name, const json::value& entry) {
   }
   if (u.command.empty() == u.url.empty())
     throw std::invalid_argument(where + ": give a command or a url");
+  // A key of the other transport would be ignored: refused, so an operator
+  // never believes a header is sent to a command or an env reaches a url.
   if (has_confinement && !u.url.empty())
     throw std::invalid_argument(where + ": confinement applies to a command, not a url");
+  if (!u.url.empty() && (!u.env_allow.empty() || !u.env_set.empty() || e->contains("env")))
+    throw std::invalid_argument(where + ": env applies to a command, not a url");
+  if (!u.command.empty() && (!u.headers.empty() || e->contains("headers")))
+    throw std::invalid_argument(where + ": headers apply to a url, not a command");
   return u;
 }
 

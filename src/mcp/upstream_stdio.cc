@@ -6,8 +6,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <future>
 
 #include "core/jsonrpc.hpp"
@@ -34,6 +36,11 @@ StdioUpstream::StdioUpstream(const Upstream& upstream,
     for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
     throw std::runtime_error("pipe: " + std::string(strerror(errno)));
   }
+  wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_ < 0) {
+    for (int fd : {in[0], in[1], out[0], out[1], stop_[0], stop_[1]}) ::close(fd);
+    throw std::runtime_error("eventfd: " + std::string(strerror(errno)));
+  }
   to_child_ = in[1];
   from_child_ = out[0];
   try {
@@ -51,8 +58,10 @@ StdioUpstream::StdioUpstream(const Upstream& upstream,
   reader_ = std::thread([this] { read_loop(); });
 }
 
-std::int64_t StdioUpstream::request(const std::string& method, json::object params, Reply reply) {
+std::int64_t StdioUpstream::request(const std::string& method, json::object params, Reply reply,
+                                    std::chrono::steady_clock::time_point deadline) {
   std::int64_t id = 0;
+  bool earliest = false;
   {
     std::lock_guard lock(mutex_);
     if (ended_) {
@@ -60,10 +69,29 @@ std::int64_t StdioUpstream::request(const std::string& method, json::object para
       return 0;
     }
     id = ++next_id_;
-    pending_[id] = std::move(reply);
+    earliest = std::all_of(pending_.begin(), pending_.end(),
+                           [&](const auto& entry) { return entry.second.deadline > deadline; });
+    pending_[id] = Pending{method, std::move(reply), deadline};
   }
+  // The reader sleeps towards the earliest deadline: wake it for an earlier one.
+  if (earliest && deadline != std::chrono::steady_clock::time_point::max()) wake_reader();
   write(jsonrpc::request_message(id, method, std::move(params)));
   return id;
+}
+
+bool StdioUpstream::forget(std::int64_t id, const std::string& why) {
+  Reply reply;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return false;
+    reply = std::move(it->second.reply);
+    pending_.erase(it);
+  }
+  write(jsonrpc::notification_message("notifications/cancelled",
+                                      json::object{{"requestId", id}, {"reason", why}}));
+  reply(std::nullopt, why);
+  return true;
 }
 
 json::object StdioUpstream::request_sync(const std::string& method, json::object params,
@@ -90,21 +118,22 @@ void StdioUpstream::notify(const std::string& method) {
 }
 
 std::function<void()> StdioUpstream::call_tool(const std::string& tool, json::value arguments,
-                                               std::chrono::milliseconds, Done done) {
-  const std::int64_t id =
-      request("tools/call", json::object{{"name", tool}, {"arguments", std::move(arguments)}},
-              [done](std::optional<json::object> m, std::string error) {
-                if (!m) return done(std::nullopt, error);
-                if (m->contains("error")) return done(std::nullopt, error_text(*m));
-                const json::value* r = m->if_contains("result");
-                done(r && r->is_object() ? std::optional<json::object>(r->get_object())
-                                         : std::optional<json::object>(json::object{}),
-                     {});
-              });
+                                               std::chrono::milliseconds timeout, Done done) {
+  const std::int64_t id = request(
+      "tools/call", json::object{{"name", tool}, {"arguments", std::move(arguments)}},
+      [done](std::optional<json::object> m, std::string error) {
+        if (!m) return done(std::nullopt, error);
+        if (m->contains("error")) return done(std::nullopt, error_text(*m));
+        const json::value* r = m->if_contains("result");
+        done(r && r->is_object() ? std::optional<json::object>(r->get_object())
+                                 : std::optional<json::object>(json::object{}),
+             {});
+      },
+      std::chrono::steady_clock::now() + timeout);
+  // A cancelled call leaves nothing behind: its entry goes now, not at its
+  // deadline or never (a server that never answers).
   return [this, id] {
-    if (id == 0) return;
-    write(jsonrpc::notification_message("notifications/cancelled",
-                                        json::object{{"requestId", id}, {"reason", "cancelled"}}));
+    if (id != 0) forget(id, "cancelled");
   };
 }
 
@@ -139,6 +168,12 @@ void StdioUpstream::close() {
     if (*fd >= 0) ::close(*fd);
     *fd = -1;
   }
+  int wake = -1;
+  {
+    std::lock_guard lock(mutex_);  // wake_reader() reads it under the lock
+    std::swap(wake, wake_);
+  }
+  if (wake >= 0) ::close(wake);
   fail_pending("the upstream server " + name_ + " was closed");
 }
 
@@ -212,12 +247,16 @@ void StdioUpstream::read_lines() {
   std::string buffer;
   char chunk[65536];
   while (true) {
-    pollfd fds[2] = {{from_child_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    pollfd fds[3] = {{from_child_, POLLIN, 0}, {stop_[0], POLLIN, 0}, {wake_, POLLIN, 0}};
+    const int wait = expire_overdue();
+    const int ready = ::poll(fds, 3, wait);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (fds[1].revents) break;
+    if (fds[2].revents) drain_wakes();
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -265,20 +304,60 @@ void StdioUpstream::on_line(const std::string& line) {
     std::lock_guard lock(mutex_);
     auto it = pending_.find(id->get_int64());
     if (it == pending_.end()) return;
-    reply = std::move(it->second);
+    reply = std::move(it->second.reply);
     pending_.erase(it);
   }
   reply(std::move(m), m.contains("error") ? error_text(m) : std::string());
 }
 
 void StdioUpstream::fail_pending(const std::string& why) {
-  std::map<std::int64_t, Reply> pending;
+  std::map<std::int64_t, Pending> pending;
   {
     std::lock_guard lock(mutex_);
     ended_ = true;
     pending.swap(pending_);
   }
-  for (auto& [id, reply] : pending) reply(std::nullopt, why);
+  for (auto& [id, entry] : pending) entry.reply(std::nullopt, why);
+}
+
+void StdioUpstream::wake_reader() {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t one = 1;
+  if (wake_ >= 0) (void)!::write(wake_, &one, sizeof one);
+}
+
+void StdioUpstream::drain_wakes() {
+  std::uint64_t count = 0;
+  (void)!::read(wake_, &count, sizeof count);
+}
+
+int StdioUpstream::expire_overdue() {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<std::int64_t, Pending>> overdue;
+  Clock::time_point next = Clock::time_point::max();
+  const Clock::time_point now = Clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (it->second.deadline <= now) {
+        overdue.emplace_back(it->first, std::move(it->second));
+        it = pending_.erase(it);
+      } else {
+        next = std::min(next, it->second.deadline);
+        ++it;
+      }
+    }
+  }
+  for (auto& [id, entry] : overdue) {
+    write(jsonrpc::notification_message("notifications/cancelled",
+                                        json::object{{"requestId", id}, {"reason", "timed out"}}));
+    entry.reply(std::nullopt,
+                "the upstream server " + name_ + " did not answer " + entry.method + " in time");
+  }
+  if (next == Clock::time_point::max()) return -1;
+  // Rounded up, so the reader never wakes just before a deadline.
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count();
+  return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 60'000));
 }
 
 }  // namespace corral::mcp::upstream_detail

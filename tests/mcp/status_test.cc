@@ -9,9 +9,11 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <thread>
 
 #include "corral/bind.hpp"
+#include "mcp/upstream.hpp"
 #include "mcp_test_util.hpp"
 #include "process/faults.hpp"
 
@@ -241,6 +243,73 @@ TEST(McpUpstream, StdioServerGetsOnlyTheAllowedEnvironment) {
                std::invalid_argument);
   EXPECT_THROW(parse_upstreams(R"({"p": {"command": ["x"], "env": {"pass": []}}})"),
                std::invalid_argument);
+  // A key of the other transport is refused, not ignored.
+  EXPECT_THROW(parse_upstreams(R"({"p": {"url": "http://h/mcp", "env": {"allow": ["HOME"]}}})"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_upstreams(R"({"p": {"url": "http://h/mcp", "env": {}}})"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_upstreams(R"({"p": {"command": ["x"], "headers": {"A": "b"}}})"),
+               std::invalid_argument);
+  EXPECT_NO_THROW(parse_upstreams(R"({"p": {"url": "http://h/mcp", "headers": {"A": "b"}}})"));
+}
+
+// A run that ends while its upstream call waits (at its own timeout here)
+// tells the server to give that call up.
+TEST(McpUpstream, ACallLeftWaitingByItsRunIsCancelledUpstream) {
+  Options options;
+  options.upstreams = {probe_upstream()};
+  Harness h(std::move(options));
+  const json::object r =
+      h.call("execute", {{"code", "async () => codemode.probe.hang({})"}, {"timeout", 300}});
+  EXPECT_TRUE(r.at("isError").as_bool()) << json::serialize(r);
+  EXPECT_NE(text_of(r).find("timeout"), std::string::npos) << json::serialize(r);
+  // Ids 1 and 2 were initialize and tools/list; 3 was the call. (The
+  // value comes back as JSON text: a string, quoted.)
+  EXPECT_TRUE(eventually([&] { return probe(h, "cancelled") == R"("cancelled=3,")"; }))
+      << probe(h, "cancelled");
+}
+
+// A stdio server that never answers a call: the call is answered at its
+// timeout (it never waits forever, and leaves nothing behind), and the
+// server is told to give it up.
+TEST(McpUpstream, AStdioCallPastItsTimeoutIsAnsweredAndCancelledUpstream) {
+  std::unique_ptr<UpstreamClient> client = UpstreamClient::connect(probe_upstream(), 10s, Logger{});
+  struct Call {
+    std::future<std::string> text;
+    std::function<void()> cancel;
+  };
+  auto start = [&](const std::string& tool, std::chrono::milliseconds timeout) {
+    auto answered = std::make_shared<std::promise<std::string>>();
+    Call call;
+    call.text = answered->get_future();
+    call.cancel = client->call_tool(
+        tool, json::object{}, timeout,
+        [answered](std::optional<json::object> result, std::string error) {
+          answered->set_value(result
+                                  ? std::string(result->at("content").at(0).at("text").as_string())
+                                  : "error: " + error);
+        });
+    return call;
+  };
+  // A long call first, so the reader sleeps towards its deadline; a short
+  // one after it is still answered at its own (ids 3 and 4).
+  Call long_call = start("hang", 60'000ms);
+  const auto started = std::chrono::steady_clock::now();
+  Call short_call = start("hang", 200ms);
+  ASSERT_EQ(short_call.text.wait_for(20s), std::future_status::ready);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 200ms);
+  EXPECT_EQ(short_call.text.get(),
+            "error: the upstream server probe did not answer tools/call in time");
+  // The long one is still waiting; cancelling it answers it at once.
+  EXPECT_EQ(long_call.text.wait_for(0s), std::future_status::timeout);
+  long_call.cancel();
+  ASSERT_EQ(long_call.text.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(long_call.text.get(), "error: cancelled");
+  // The server was told to give both up, in that order.
+  Call told = start("cancelled", 10'000ms);
+  ASSERT_EQ(told.text.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(told.text.get(), "cancelled=4,3,");
+  client->close();
 }
 
 // An upstream that exits is restarted: its tools work again (a new pid), the
