@@ -52,6 +52,10 @@ void AcceptBackoff::reopen_spare() {
 }
 
 AcceptBackoff::Refusal AcceptBackoff::refuse_one(int listen_fd) {
+  // A spare lost to another thread (it took the freed slot between our
+  // close and accept) is taken back as soon as a slot is free again: without
+  // this, every caller until the exhaustion ended was left hanging.
+  reopen_spare();
   if (spare_ < 0) return Refusal::impossible;
   // Only when a connection is pending: accept4 on a listener that is not
   // readable could block (asio leaves the descriptor blocking until its

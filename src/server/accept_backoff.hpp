@@ -15,7 +15,9 @@
 //     instead of up to a second later, and a descriptor freed meanwhile lets
 //     it be accepted);
 //   - otherwise (no spare: ENOBUFS, ENOMEM, or the spare could not be
-//     reopened) waits 10 ms, doubling to 1 s, before the next accept;
+//     reopened) waits 10 ms, doubling to 1 s, before the next accept, and
+//     tries to take a spare back each time (another thread may have taken
+//     the slot it freed, and released it since);
 //   - the first accept that succeeds ends the episode and resets the delay;
 //   - logs one line when an episode starts and one when it ends (with the
 //     count of failed accepts and of connections refused), at most one
