@@ -1,8 +1,10 @@
-// fuzz/units_fuzzer.cc: core::parse_duration, core::parse_size, core::quoted.
+// fuzz/units_fuzzer.cc: core::parse_duration, core::format_duration,
+// core::parse_size, core::quoted.
 //
 // Invariants: anything is a value in range, "none", or std::invalid_argument
-// whose message is valid UTF-8 of bounded length; quoted() is valid UTF-8,
-// one line, and bounded whatever it quotes.
+// whose message is valid UTF-8 of bounded length; a duration read is spelled
+// by format_duration in a form that reads back as the same duration;
+// quoted() is valid UTF-8, one line, and bounded whatever it quotes.
 #include <stdexcept>
 
 #include "core/units.hpp"
@@ -33,6 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     if (auto d = corral::core::parse_duration(text, "--timeout")) {
       if (d->count() <= 0 || *d > corral::core::kMaxDuration) fail("duration out of range", text);
+      const std::string spelled = corral::core::format_duration(*d);
+      if (corral::core::parse_duration(spelled, "spelled") != d) fail("format_duration", spelled);
     } else if (trimmed(text) != "none") {
       fail("nullopt for something other than none", text);
     }

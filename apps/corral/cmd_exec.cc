@@ -50,9 +50,7 @@ int run_exec(const ExecFlags& flags) {
     request.code = read_source(flags.file);
     if (!flags.timeout.empty()) {
       if (auto t = core::parse_duration(flags.timeout, "--timeout")) {
-        request.timeout = client::Timeout::of(
-            std::max(std::chrono::milliseconds(1),
-                     std::chrono::duration_cast<std::chrono::milliseconds>(*t)));
+        request.timeout = client::Timeout::of(*t);
       } else {
         request.timeout = client::Timeout::widest();
       }

@@ -42,7 +42,7 @@ int run_script(const RunFlags& flags) {
   sandbox::Options options;
   try {
     if (auto t = core::parse_duration(flags.timeout, "--timeout")) {
-      options.timeout = std::chrono::duration<double>(*t);
+      options.timeout = *t;
     } else {
       options.timeout.reset();
     }

@@ -175,9 +175,9 @@ struct Options {
   // within memory_stop_grace; otherwise it is killed) and it retires.
   // Runs with no memory_limit are bounded only by the worker's kernel
   // ceiling (docs/pool.md).
-  std::chrono::duration<double> memory_watch_interval = std::chrono::milliseconds(20);
+  std::chrono::milliseconds memory_watch_interval{20};
   std::uint64_t run_memory_overhead = std::uint64_t{128} << 20;
-  std::chrono::duration<double> memory_stop_grace = std::chrono::milliseconds(100);
+  std::chrono::milliseconds memory_stop_grace{100};
   // The kernel's bound on each worker's private writable memory
   // (RLIMIT_DATA, set before the worker starts V8): what no run, and no
   // compromised worker, can pass. A worker whose engine runs out of memory
@@ -187,11 +187,11 @@ struct Options {
   // Added to a run's timeout before the pool kills a silent worker.
   // 250 ms: a worker under 3x CPU overcommit answered a stopped run at most
   // 93 ms past its timeout (bench BM_TimeoutLateness, BENCHMARKS.md).
-  std::chrono::duration<double> grace = std::chrono::milliseconds(250);
+  std::chrono::milliseconds grace{250};
   // Between SIGTERM and SIGKILL when workers are stopped.
-  std::chrono::duration<double> termination_delay = std::chrono::seconds(1);
+  std::chrono::milliseconds termination_delay{1000};
   // A worker that has not said it is ready within this is killed.
-  std::chrono::duration<double> start_timeout = std::chrono::seconds(10);
+  std::chrono::milliseconds start_timeout{10'000};
   // Where a worker's stderr goes (V8's fatal messages, sanitizer reports, a
   // lockdown failure): the worker writes into a pipe the pool reads, one
   // call per line, cut at 4 KiB, and at most worker_stderr_limit bytes per
@@ -246,9 +246,9 @@ class WorkerPool {
   // termination_delay; runs still going fail with connection_broken. Calls
   // `done` (on the pool's thread) once every worker is reaped. Idempotent:
   // later calls wait for the first shutdown.
-  void shutdown(std::chrono::duration<double> drain, std::function<void()> done);
+  void shutdown(std::chrono::milliseconds drain, std::function<void()> done);
   // Blocking form.
-  void shutdown(std::chrono::duration<double> drain);
+  void shutdown(std::chrono::milliseconds drain);
 
   Stats stats() const;
   const Options& options() const noexcept;

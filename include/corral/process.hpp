@@ -244,9 +244,9 @@ struct SupervisorOptions {
   // Execution slots; a run beyond them fails `busy` at once.
   int slots = 1;
   // Longest a run may take (shortened by RunOptions::deadline).
-  std::chrono::nanoseconds deadline = std::chrono::minutes(5);
+  std::chrono::milliseconds deadline = std::chrono::minutes(5);
   // Time from asking a unit to stop to giving up on it (SIGKILL at half).
-  std::chrono::nanoseconds cleanup_budget = std::chrono::seconds(5);
+  std::chrono::milliseconds cleanup_budget = std::chrono::seconds(5);
   // Output retained across stdout and stderr; the rest is read and dropped.
   std::uint64_t output_budget = 1 << 20;
   // Use exactly this unit (construction fails `unavailable` if the host does
@@ -256,7 +256,7 @@ struct SupervisorOptions {
   // of the supervisor's own cgroup on the first writable cgroup2 mount.
   std::string cgroup_parent;
   // How often a unit left behind by `cleanup_failed` is re-checked.
-  std::chrono::nanoseconds recheck_interval = std::chrono::milliseconds(100);
+  std::chrono::milliseconds recheck_interval{100};
   std::shared_ptr<const SupervisorFaults> faults;
 };
 

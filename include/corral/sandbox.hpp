@@ -70,11 +70,11 @@ struct Options {
   // Wall-clock time of the run itself, from the moment it has the Sandbox
   // (time spent waiting for another thread's run does not count; time spent
   // in tools does). At most 365 days.
-  std::optional<std::chrono::duration<double>> timeout = std::chrono::seconds(60);
+  std::optional<std::chrono::milliseconds> timeout = std::chrono::seconds(60);
   // Longest a run waits for the Sandbox while another thread's run holds it;
   // past it the run fails with busy (CapacityError) and nothing ran. At most
   // 365 days.
-  std::optional<std::chrono::duration<double>> queue_timeout = std::chrono::seconds(60);
+  std::optional<std::chrono::milliseconds> queue_timeout = std::chrono::seconds(60);
   // Bytes of JavaScript heap plus ArrayBuffer memory a run may hold past the
   // fresh context's baseline.
   std::optional<std::uint64_t> memory_limit = std::uint64_t{64} << 20;
@@ -90,7 +90,7 @@ struct Options {
 };
 
 // Throws std::invalid_argument naming the first bad option (zero, negative,
-// non-finite, a duration past 365 days, unknown profile). Sandbox's
+// a duration past 365 days, unknown profile). Sandbox's
 // constructor calls it.
 void validate(const Options& options);
 
@@ -223,8 +223,8 @@ class Pool {
   using Factory = std::function<std::unique_ptr<Sandbox>()>;
 
   // Throws std::invalid_argument when slots is 0 or checkout_timeout is not
-  // positive and finite (std::nullopt waits forever).
-  Pool(std::size_t slots, std::optional<std::chrono::duration<double>> checkout_timeout,
+  // positive or past 365 days (std::nullopt waits forever).
+  Pool(std::size_t slots, std::optional<std::chrono::milliseconds> checkout_timeout,
        Factory factory);
   ~Pool();
   Pool(const Pool&) = delete;

@@ -388,7 +388,7 @@ void read_supervisor(const json::value& value, process::SupervisorOptions& optio
     if (*slots < 1 || *slots > 1024) bad("supervisor.slots", "must be between 1 and 1024");
     options.slots = static_cast<int>(*slots);
   }
-  auto duration = [&](const char* key, std::chrono::nanoseconds& out) {
+  auto duration = [&](const char* key, std::chrono::milliseconds& out) {
     if (auto text = r.unit_text(key)) {
       auto parsed = core::parse_duration(*text, std::string("supervisor.") + key);
       if (!parsed) bad(std::string("supervisor.") + key, "cannot be none");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -155,35 +156,48 @@ std::string quoted(std::string_view text) {
   return out;
 }
 
-std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
-                                                       std::string_view what) {
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
+                                                        std::string_view what) {
   text = trim(text);
   if (text == "none") return std::nullopt;
   const Number n = split(text, what, kDurationForms);
   double scale = 0;
   if (n.unit.empty() || n.unit == "s") {
-    scale = 1e9;
-  } else if (n.unit == "ms") {
-    scale = 1e6;
-  } else if (n.unit == "us") {
     scale = 1e3;
+  } else if (n.unit == "ms") {
+    scale = 1;
+  } else if (n.unit == "us") {
+    scale = 1e-3;
   } else if (n.unit == "m") {
-    scale = 60e9;
+    scale = 60e3;
   } else if (n.unit == "h") {
-    scale = 3600e9;
+    scale = 3600e3;
   } else {
     refuse(what, quoted(n.unit) + " is not a duration unit; " + std::string(kDurationForms));
   }
   const double number = to_double(n.number);
   if (number == 0) refuse(what, "must be greater than zero (or \"none\")");
-  const double nanos = number * scale;
-  constexpr double kMaxNanos = static_cast<double>(kMaxDuration.count()) * 1e6;
-  if (!(nanos <= kMaxNanos)) {
+  // A fraction of a millisecond rounds up: a bound is never shorter than
+  // the text asked for.
+  const double millis = std::ceil(number * scale);
+  if (!(millis <= static_cast<double>(kMaxDuration.count()))) {
     refuse(what, quoted(text) + " is too long (at most " + std::to_string(kMaxDuration.count()) +
                      "ms, about 24.8 days)");
   }
-  if (nanos < 1) refuse(what, "must be at least 1ns");
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(nanos));
+  if (number * scale < 1) refuse(what, "must be at least 1ms");
+  return std::chrono::milliseconds(static_cast<std::int64_t>(millis));
+}
+
+std::string format_duration(std::chrono::milliseconds duration) {
+  const std::int64_t ms = duration.count();
+  if (ms > -1000 && ms < 1000) return std::to_string(ms) + "ms";
+  std::string out = std::to_string(ms / 1000);
+  if (const std::int64_t fraction = std::abs(ms % 1000); fraction != 0) {
+    std::string digits = std::to_string(1000 + fraction).substr(1);  // three, zero-padded
+    digits.erase(digits.find_last_not_of('0') + 1);
+    out += "." + digits;
+  }
+  return out + "s";
 }
 
 std::optional<std::uint64_t> parse_size(std::string_view text, std::string_view what) {

@@ -26,11 +26,12 @@ inline constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 50;
 
 // A number with a unit: "250ms", "5s", "2m", "1h", "100us", a bare number of
 // seconds ("1.5"); or "none" (nullopt). Units are case-sensitive (m is
-// minutes); the number may have a fraction. Throws std::invalid_argument
-// naming `what` for anything else, including zero, negative values, less
-// than 1 ns and more than kMaxDuration.
-std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
-                                                       std::string_view what);
+// minutes); the number may have a fraction, and a fraction of a millisecond
+// rounds up ("1.5ms" is 2 ms: corral's durations are whole milliseconds).
+// Throws std::invalid_argument naming `what` for anything else, including
+// zero, negative values, less than 1 ms and more than kMaxDuration.
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
+                                                        std::string_view what);
 
 // A number of bytes ("1048576", "1048576B"), or a number with a unit, in any
 // case: K, M, G, T, Ki, Mi, Gi, Ti, KiB, MiB, GiB, TiB are powers of 1024
@@ -39,6 +40,10 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
 // ("1.5GiB") and rounds down to a whole byte. Throws std::invalid_argument
 // naming `what` for anything else, including 0 and more than kMaxSize.
 std::optional<std::uint64_t> parse_size(std::string_view text, std::string_view what);
+
+// A duration as corral's messages spell it, in a form parse_duration reads
+// back: "250ms" under a second, "5s" in whole seconds, "1.5s" otherwise.
+std::string format_duration(std::chrono::milliseconds duration);
 
 // `text` in double quotes for an error message: at most 64 bytes of it, with
 // quotes and backslashes escaped and control bytes and bytes from 0x80 up as

@@ -23,7 +23,7 @@ CheckResult run_check(const Settings& settings) {
     request.code = "async () => { const {value} = await codemode.later({ms: 5}); return value; }";
     request.tools = {"later"};
     request.limits.timeout =
-        std::min<std::chrono::duration<double>>(settings.default_timeout, std::chrono::seconds(30));
+        std::min<std::chrono::milliseconds>(settings.default_timeout, std::chrono::seconds(30));
     request.limits.memory_limit = settings.memory_limit;
     std::vector<std::thread> timers;
     std::mutex timers_mutex;

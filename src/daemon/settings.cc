@@ -87,13 +87,11 @@ Kind duration(Milliseconds Settings::*field, bool zero_disables) {
               s.*field = Milliseconds(0);
               return;
             }
-            const std::optional<std::chrono::nanoseconds> d = core::parse_duration(text, what);
+            const std::optional<Milliseconds> d = core::parse_duration(text, what);
             if (!d) throw std::invalid_argument(what + ": must be a duration, not \"none\"");
-            if (*d < std::chrono::milliseconds(1))
-              throw std::invalid_argument(what + ": must be at least 1ms");
             // parse_duration refuses anything wider than kMaxDuration.
             static_assert(core::kMaxDuration == server::kMaxSupportedTimeout);
-            s.*field = std::chrono::duration_cast<Milliseconds>(*d);
+            s.*field = *d;
           },
           "DURATION"};
 }

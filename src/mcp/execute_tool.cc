@@ -102,7 +102,7 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
   // The worker binds "codemode." + each name; for Ruby only the ones it
   // can spell, so that one unspellable upstream tool does not fail them all.
   request.tools = call.language == sandbox::Language::ruby ? ruby_paths_ : callable_paths_;
-  request.limits.timeout = std::chrono::duration<double>(call.timeout);
+  request.limits.timeout = call.timeout;
   request.dispatcher = [this, context, scope](const std::string& name, std::string args,
                                               pool::ToolAnswer answer) {
     context->progress("codemode." + name);

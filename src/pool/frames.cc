@@ -63,7 +63,7 @@ std::optional<std::uint64_t> read_optional_count(const json::object& object, std
 
 json::object limits_to_object(const sandbox::Options& limits) {
   json::object out;
-  out["timeout"] = limits.timeout ? json::value(limits.timeout->count()) : json::value(nullptr);
+  out["timeout_ms"] = limits.timeout ? json::value(limits.timeout->count()) : json::value(nullptr);
   out["memory_limit"] = optional_count(limits.memory_limit);
   out["stdout_limit"] = optional_count(limits.stdout_limit);
   out["stderr_limit"] = optional_count(limits.stderr_limit);
@@ -77,13 +77,13 @@ json::object limits_to_object(const sandbox::Options& limits) {
 
 sandbox::Options limits_from_object(const json::object& object) {
   sandbox::Options limits;
-  const json::value* timeout = object.if_contains("timeout");
+  const json::value* timeout = object.if_contains("timeout_ms");
   if (!timeout || timeout->is_null()) {
     limits.timeout.reset();
-  } else if (timeout->is_number()) {
-    limits.timeout = std::chrono::duration<double>(timeout->to_number<double>());
+  } else if (timeout->is_int64()) {
+    limits.timeout = std::chrono::milliseconds(timeout->get_int64());
   } else {
-    throw std::invalid_argument("limits: timeout is not a number");
+    throw std::invalid_argument("limits: timeout_ms is not an integer");
   }
   limits.memory_limit = read_optional_count(object, "memory_limit");
   limits.stdout_limit = read_optional_count(object, "stdout_limit");

@@ -7,7 +7,7 @@
 //
 //   pool -> worker
 //     {"t":"run","id":N,"shape":"execute"|"eval","code":S,"tools":[S..],
-//      "limits":{"timeout":secs|null,"memory_limit":n|null,"stdout_limit":n|null,
+//      "limits":{"timeout_ms":ms|null,"memory_limit":n|null,"stdout_limit":n|null,
 //                "stderr_limit":n|null,"max_tool_calls":n|null,"profile":S,
 //                "language":"ruby"?}}      (language absent: javascript)
 //     {"t":"answer","id":N,"call":K,"ok":B,"payload":S}  JSON text or a message

@@ -60,7 +60,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
 
   Ticket submit(Request request, Completion done);
   bool cancel(Ticket ticket);
-  void shutdown(std::chrono::duration<double> drain, std::function<void()> done);
+  void shutdown(std::chrono::milliseconds drain, std::function<void()> done);
   Stats stats() const;
   std::uint64_t subscribe(Listener listener);
   void unsubscribe(std::uint64_t id);
@@ -148,7 +148,6 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
                        std::uint64_t allowed);
   static Outcome memory_outcome(const Pending& pending, Outcome answered);
   void arm_backstop(const std::shared_ptr<Pending>& pending);
-  static std::string format_seconds(double seconds);
 
   // A worker's socket and stderr: frames in and out, tool calls, answers (worker_channel.cc).
   void read_stderr(const std::shared_ptr<Worker>& worker);
@@ -183,7 +182,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   void fail_runs(const std::shared_ptr<Worker>& worker);
   void reap(const std::shared_ptr<Worker>& worker);
   void remove(const std::shared_ptr<Worker>& worker, const std::string& how);
-  void shutdown_on_loop(std::chrono::duration<double> drain, std::function<void()> done);
+  void shutdown_on_loop(std::chrono::milliseconds drain, std::function<void()> done);
   void terminate_all();
   void finish_shutdown();
 

@@ -10,10 +10,10 @@
 // and, memory_stop_grace later, is killed if it has not answered. It
 // retires either way: its heap is not what a fresh worker's is.
 #include <memory>
-#include <sstream>
 #include <string>
 #include <utility>
 
+#include "core/units.hpp"
 #include "corral/pool.hpp"
 #include "pool/pool_impl.hpp"
 
@@ -35,8 +35,7 @@ constexpr std::uint64_t kSanitizerMemorySlack = 0;
 void WorkerPool::Impl::watch_memory() {
   if (memory_watching_ || running_count() == 0) return;
   memory_watching_ = true;
-  memory_watch_.expires_after(
-      std::chrono::duration_cast<Clock::duration>(options_.memory_watch_interval));
+  memory_watch_.expires_after(options_.memory_watch_interval);
   memory_watch_.async_wait([this](boost::system::error_code ec) {
     memory_watching_ = false;
     if (ec) return;
@@ -76,8 +75,7 @@ void WorkerPool::Impl::stop_for_memory(const std::shared_ptr<Worker>& worker, st
                               std::to_string(allowed / kMiB) + " MiB its runs may hold";
     write(worker, json::object{{"t", "cancel"}, {"id", ticket}});
   }
-  worker->memory_timer.expires_after(
-      std::chrono::duration_cast<Clock::duration>(options_.memory_stop_grace));
+  worker->memory_timer.expires_after(options_.memory_stop_grace);
   worker->memory_timer.async_wait([this, worker](boost::system::error_code ec) {
     if (ec || worker->state == WorkerState::dying || worker->running.empty()) return;
     for (auto& [ticket, pending] : worker->running) {
@@ -110,8 +108,7 @@ void WorkerPool::Impl::arm_backstop(const std::shared_ptr<Pending>& pending) {
   const auto& timeout = pending->request.limits.timeout;
   if (!timeout || pending->backstop) return;
   pending->backstop = std::make_unique<asio::steady_timer>(io_);
-  pending->backstop->expires_after(
-      std::chrono::duration_cast<Clock::duration>(*timeout + options_.grace));
+  pending->backstop->expires_after(*timeout + options_.grace);
   std::weak_ptr<Pending> weak = pending;
   pending->backstop->async_wait([this, weak](boost::system::error_code ec) {
     std::shared_ptr<Pending> p = weak.lock();
@@ -121,18 +118,12 @@ void WorkerPool::Impl::arm_backstop(const std::shared_ptr<Pending>& pending) {
     // fail as broken connections when it dies.
     settle(p, Outcome(make_failure(FailureCode::timeout,
                                    "the run exceeded its timeout of " +
-                                       format_seconds(p->request.limits.timeout->count()) +
+                                       core::format_duration(*p->request.limits.timeout) +
                                        "; worker " + std::to_string(worker->number) +
                                        " did not stop it and was killed")));
     worker->running.erase(p->ticket);
     kill_worker(worker, WorkerExit::hung, "was killed after missing a run's timeout");
   });
-}
-
-std::string WorkerPool::Impl::format_seconds(double seconds) {
-  std::ostringstream out;
-  out << seconds << " s";
-  return out.str();
 }
 
 }  // namespace corral::pool

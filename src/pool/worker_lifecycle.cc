@@ -72,8 +72,7 @@ std::shared_ptr<WorkerPool::Impl::Worker> WorkerPool::Impl::spawn(bool speculati
                            [this, worker](boost::system::error_code ec) {
                              if (!ec) reap(worker);
                            });
-  worker->start_timer.expires_after(
-      std::chrono::duration_cast<Clock::duration>(options_.start_timeout));
+  worker->start_timer.expires_after(options_.start_timeout);
   worker->start_timer.async_wait([this, worker](boost::system::error_code ec) {
     if (ec || worker->state != WorkerState::starting) return;
     kill_worker(worker, WorkerExit::start_failed, "did not become ready in time");
@@ -173,8 +172,7 @@ void WorkerPool::Impl::stop_worker(const std::shared_ptr<Worker>& worker) {
   boost::system::error_code ignored;
   worker->socket.close(ignored);
   signal(worker, SIGTERM);
-  worker->kill_timer.expires_after(
-      std::chrono::duration_cast<Clock::duration>(options_.termination_delay));
+  worker->kill_timer.expires_after(options_.termination_delay);
   worker->kill_timer.async_wait([this, worker](boost::system::error_code ec) {
     if (!ec && !worker->reaped) signal(worker, SIGKILL);
   });
@@ -322,7 +320,7 @@ void WorkerPool::Impl::remove(const std::shared_ptr<Worker>& worker, const std::
   after_settle();
 }
 
-void WorkerPool::Impl::shutdown_on_loop(std::chrono::duration<double> drain,
+void WorkerPool::Impl::shutdown_on_loop(std::chrono::milliseconds drain,
                                         std::function<void()> done) {
   if (shutdown_finished_) {
     if (done) done();
@@ -342,8 +340,7 @@ void WorkerPool::Impl::shutdown_on_loop(std::chrono::duration<double> drain,
     return;
   }
   drain_timer_ = std::make_unique<asio::steady_timer>(io_);
-  drain_timer_->expires_after(std::chrono::duration_cast<Clock::duration>(
-      std::max(drain, std::chrono::duration<double>(0))));
+  drain_timer_->expires_after(std::max(drain, std::chrono::milliseconds::zero()));
   drain_timer_->async_wait([this](boost::system::error_code ec) {
     if (!ec && !terminating_) terminate_all();
   });

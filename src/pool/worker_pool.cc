@@ -2,7 +2,6 @@
 // the Impl's public entry points (each posts onto the pool's thread).
 // The Impl's work is in files by role: admission.cc, run_watch.cc,
 // worker_channel.cc, worker_lifecycle.cc, outcomes.cc (pool_impl.hpp).
-#include <cmath>
 #include <future>
 #include <stdexcept>
 #include <thread>
@@ -45,9 +44,7 @@ std::string_view to_string(Rejection rejection) noexcept {
 
 namespace {
 
-bool positive_finite(std::chrono::duration<double> d) {
-  return std::isfinite(d.count()) && d.count() > 0;
-}
+bool positive(std::chrono::milliseconds d) { return d > std::chrono::milliseconds::zero(); }
 
 }  // namespace
 
@@ -58,14 +55,14 @@ void validate(const Options& options) {
     throw std::invalid_argument("retire_after_executions: must be at least 1");
   if (options.worker_memory_bound == 0)
     throw std::invalid_argument("worker_memory_bound: must be at least 1");
-  if (!positive_finite(options.grace)) throw std::invalid_argument("grace: must be positive");
-  if (!positive_finite(options.memory_watch_interval))
+  if (!positive(options.grace)) throw std::invalid_argument("grace: must be positive");
+  if (!positive(options.memory_watch_interval))
     throw std::invalid_argument("memory_watch_interval: must be positive");
-  if (!positive_finite(options.memory_stop_grace))
+  if (!positive(options.memory_stop_grace))
     throw std::invalid_argument("memory_stop_grace: must be positive");
-  if (!positive_finite(options.termination_delay))
+  if (!positive(options.termination_delay))
     throw std::invalid_argument("termination_delay: must be positive");
-  if (!positive_finite(options.start_timeout))
+  if (!positive(options.start_timeout))
     throw std::invalid_argument("start_timeout: must be positive");
   if (options.max_frame < 1024) throw std::invalid_argument("max_frame: must be at least 1024");
   if (options.max_frame > 0xffffffffu)
@@ -108,7 +105,7 @@ bool WorkerPool::Impl::cancel(Ticket ticket) {
   return true;
 }
 
-void WorkerPool::Impl::shutdown(std::chrono::duration<double> drain, std::function<void()> done) {
+void WorkerPool::Impl::shutdown(std::chrono::milliseconds drain, std::function<void()> done) {
   asio::post(io_, [this, drain, done = std::move(done)]() mutable {
     shutdown_on_loop(drain, std::move(done));
   });
@@ -178,11 +175,11 @@ Outcome WorkerPool::execute(Request request) {
 
 bool WorkerPool::cancel(Ticket ticket) { return impl_->cancel(ticket); }
 
-void WorkerPool::shutdown(std::chrono::duration<double> drain, std::function<void()> done) {
+void WorkerPool::shutdown(std::chrono::milliseconds drain, std::function<void()> done) {
   impl_->shutdown(drain, std::move(done));
 }
 
-void WorkerPool::shutdown(std::chrono::duration<double> drain) {
+void WorkerPool::shutdown(std::chrono::milliseconds drain) {
   if (impl_->on_pool_thread())
     throw std::logic_error("WorkerPool::shutdown(drain) called on the pool's own thread");
   std::promise<void> promise;

@@ -37,9 +37,6 @@ struct ToolEntry {
 // from a crash. 0 (the default) keeps the engine's own abort.
 void set_out_of_memory_exit(int code) noexcept;
 
-// "1.5s": a duration as the failure messages spell it.
-std::string format_seconds(double seconds);
-
 // What the guest sees of a tool that threw (call it inside a catch): a
 // ToolError's message as "<path>: ...", anything else as "<path> failed:
 // ...". Both engines, sync and async, say it the same way.

@@ -1,16 +1,16 @@
-#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
 
+#include "core/units.hpp"
 #include "corral/sandbox.hpp"
 
 namespace corral::sandbox {
 
 struct Pool::State {
-  std::optional<std::chrono::duration<double>> checkout_timeout;
+  std::optional<std::chrono::milliseconds> checkout_timeout;
   Factory factory;
   std::mutex mutex;
   std::condition_variable returned;
@@ -19,13 +19,14 @@ struct Pool::State {
   std::uint64_t discarded = 0;
 };
 
-Pool::Pool(std::size_t slots, std::optional<std::chrono::duration<double>> checkout_timeout,
+Pool::Pool(std::size_t slots, std::optional<std::chrono::milliseconds> checkout_timeout,
            Factory factory)
     : slots_(slots), state_(std::make_unique<State>()) {
   if (slots == 0) throw std::invalid_argument("slots must be a positive integer");
-  if (checkout_timeout &&
-      (!std::isfinite(checkout_timeout->count()) || checkout_timeout->count() <= 0)) {
-    throw std::invalid_argument("checkout_timeout must be positive and finite (or none)");
+  // Past a year the wait's deadline would overflow steady_clock's nanoseconds.
+  if (checkout_timeout && (*checkout_timeout <= std::chrono::milliseconds::zero() ||
+                           *checkout_timeout > std::chrono::hours(365 * 24))) {
+    throw std::invalid_argument("checkout_timeout must be positive and at most 365 days (or none)");
   }
   if (!factory) throw std::invalid_argument("factory must be set");
   state_->checkout_timeout = checkout_timeout;
@@ -38,12 +39,9 @@ Pool::Lease Pool::checkout() {
   std::unique_lock lock(state_->mutex);
   auto available = [&] { return !state_->idle.empty() || state_->built < slots_; };
   if (state_->checkout_timeout) {
-    const auto wait =
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(*state_->checkout_timeout);
-    if (!state_->returned.wait_for(lock, wait, available)) {
+    if (!state_->returned.wait_for(lock, *state_->checkout_timeout, available)) {
       throw CapacityError(FailureCode::busy, "every sandbox in the pool stayed checked out for " +
-                                                 std::to_string(state_->checkout_timeout->count()) +
-                                                 "s");
+                                                 core::format_duration(*state_->checkout_timeout));
     }
   } else {
     state_->returned.wait(lock, available);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -11,6 +10,7 @@
 #include <utility>
 
 #include "core/json.hpp"
+#include "core/units.hpp"
 #include "sandbox/engine.hpp"
 
 #include "sandbox/hosted.hpp"
@@ -23,15 +23,15 @@ namespace {
 
 // Longer durations overflow the engines' clocks (steady_clock counts
 // nanoseconds in 64 bits: 292 years); a year is past any real run.
-constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
+constexpr std::chrono::milliseconds kMaxDuration = std::chrono::hours(365 * 24);
 
-void check_duration(const std::optional<std::chrono::duration<double>>& value, const char* name) {
+void check_duration(const std::optional<std::chrono::milliseconds>& value, const char* name) {
   if (!value) return;
-  const double seconds = value->count();
   const std::string n(name);
-  if (!std::isfinite(seconds)) throw std::invalid_argument(n + " must be finite (or none)");
-  if (seconds <= 0) throw std::invalid_argument(n + " must be greater than zero (or none)");
-  if (seconds > kMaxDurationSeconds) {
+  if (*value <= std::chrono::milliseconds::zero()) {
+    throw std::invalid_argument(n + " must be greater than zero (or none)");
+  }
+  if (*value > kMaxDuration) {
     throw std::invalid_argument(n + " must be at most 365 days (or none)");
   }
 }
@@ -195,7 +195,7 @@ class Sandbox::Impl {
         if (impl_.closing_) throw_failure(FailureCode::cancelled, "the Sandbox is being destroyed");
         throw_failure(FailureCode::busy,
                       "another run held the Sandbox for longer than its queue_timeout of " +
-                          format_seconds(impl_.options_.queue_timeout->count()));
+                          core::format_duration(*impl_.options_.queue_timeout));
       }
       impl_.runner_ = std::this_thread::get_id();
       impl_.sealed_ = true;
@@ -289,12 +289,6 @@ std::unique_ptr<Sandbox> Hosted::make(Options options, Hosting hosting) {
 }
 void Hosted::cancel_including_next(Sandbox& sandbox) { sandbox.impl_->cancel_including_next(); }
 void Hosted::clear_pending_cancel(Sandbox& sandbox) { sandbox.impl_->clear_pending_cancel(); }
-
-std::string format_seconds(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%gs", seconds);
-  return buf;
-}
 
 std::string thrown_tool_message(const std::string& path) {
   try {

@@ -273,8 +273,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
       lock.unlock();
       // The pool's thread must never hold the last reference to this Impl
       // (its destructor joins that thread): the pool's callbacks take `this`.
-      pool_.shutdown(std::chrono::duration<double>(options_.shutdown_drain),
-                     [this] { finish_close(); });
+      pool_.shutdown(options_.shutdown_drain, [this] { finish_close(); });
       return;
     }
     lock.unlock();
@@ -398,7 +397,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
     state_->closing.store(true);
     heartbeat_stopped_ = true;
     heartbeat_.cancel();
-    pool_.shutdown(std::chrono::duration<double>(options_.shutdown_drain), [this] {
+    pool_.shutdown(options_.shutdown_drain, [this] {
       asio::post(acceptor_.get_executor(), [self = shared_from_this()] { self->close_sockets(); });
     });
   }

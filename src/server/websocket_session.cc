@@ -249,7 +249,7 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
   pool_request.code = std::move(request.code);
   pool_request.tools = std::move(request.tools);
   pool_request.limits = state_->options.run_limits;
-  pool_request.limits.timeout = std::chrono::duration<double>(run->timeout);
+  pool_request.limits.timeout = run->timeout;
   pool_request.limits.language = request.language;
   pool_request.dispatcher = make_dispatcher(run);
   Active& active = runs_[run->key];
@@ -441,9 +441,7 @@ void WebSocketSession::on_age_limit(beast::error_code ec) {
     deadline = std::max(deadline, active.run->started + active.run->timeout);
   }
   const pool::Options& pool_options = state_->pool.options();
-  deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  pool_options.start_timeout + pool_options.grace) +
-              kAgeMargin;
+  deadline += pool_options.start_timeout + pool_options.grace + kAgeMargin;
   age_timer_.expires_at(deadline);
   age_timer_.async_wait(
       beast::bind_front_handler(&WebSocketSession::on_age_bound, shared_from_this()));

@@ -115,11 +115,24 @@ TEST(ParseSize, TheMessageQuotesWhatItRefusesReadably) {
 }
 
 TEST(ParseDuration, UnitsFractionsAndBlanks) {
-  EXPECT_EQ(parse_duration("100us", "--timeout"), 100us);
+  EXPECT_EQ(parse_duration("1000us", "--timeout"), 1ms);
   EXPECT_EQ(parse_duration("1h", "--timeout"), 3600s);
-  EXPECT_EQ(parse_duration("0.5ms", "--timeout"), 500us);
+  // Whole milliseconds, rounded up: a bound never ends before it was asked to.
+  EXPECT_EQ(parse_duration("1.5ms", "--timeout"), 2ms);
+  EXPECT_EQ(parse_duration("1001us", "--timeout"), 2ms);
+  EXPECT_EQ(parse_duration("0.0015s", "--timeout"), 2ms);
   EXPECT_EQ(parse_duration(" 30 s ", "--timeout"), 30s);
   EXPECT_EQ(parse_duration("2147483647ms", "--timeout"), kMaxDuration);
+}
+
+TEST(FormatDuration, SpellsWhatParseDurationReadsBack) {
+  EXPECT_EQ(format_duration(250ms), "250ms");
+  EXPECT_EQ(format_duration(5s), "5s");
+  EXPECT_EQ(format_duration(1500ms), "1.5s");
+  EXPECT_EQ(format_duration(1001ms), "1.001s");
+  EXPECT_EQ(format_duration(kMaxDuration), "2147483.647s");
+  for (std::chrono::milliseconds d : {1ms, 999ms, 1000ms, 1010ms, 61'234ms, kMaxDuration})
+    EXPECT_EQ(parse_duration(format_duration(d), "d"), d) << format_duration(d);
 }
 
 TEST(ParseDuration, TooLongIsRefusedNotWrapped) {
@@ -141,7 +154,8 @@ TEST(ParseDuration, HostileTextIsRefusedWithTheAcceptedForms) {
   for (const char* nothing : {"0", "0s", "-1s", "-0", "1e-400"})
     EXPECT_NE(duration_refusal(nothing).find("must be greater than zero"), std::string::npos)
         << nothing;
-  EXPECT_NE(duration_refusal("0.0001us").find("must be at least 1ns"), std::string::npos);
+  for (const char* tiny : {"0.0001us", "100us", "0.5ms", "0.0009s"})
+    EXPECT_NE(duration_refusal(tiny).find("must be at least 1ms"), std::string::npos) << tiny;
 }
 
 }  // namespace

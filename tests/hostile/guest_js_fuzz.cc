@@ -22,6 +22,7 @@
 //   guest_js_fuzz --include-known-failures          # fuzz/README.md
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -278,7 +279,7 @@ int main(int argc, char** argv) {
   corral::pool::Options options;
   options.worker_command = {config.worker, "worker"};
   options.max_workers = 1;
-  options.grace = std::chrono::duration<double>(config.grace);
+  options.grace = std::chrono::milliseconds(std::llround(config.grace * 1000));
   // The pool's own retirement bound must sit under ours, so that a worker
   // that grew is replaced rather than measured again.
   options.worker_memory_bound = (config.worker_rss_mb << 20) / 2;
@@ -290,7 +291,7 @@ int main(int argc, char** argv) {
   auto request = [&](std::string code) {
     corral::pool::Request r;
     r.code = std::move(code);
-    r.limits.timeout = std::chrono::duration<double>(config.timeout);
+    r.limits.timeout = std::chrono::milliseconds(std::llround(config.timeout * 1000));
     r.limits.memory_limit = config.memory_limit_mb << 20;
     r.limits.stdout_limit = 64 << 10;
     r.limits.stderr_limit = 64 << 10;

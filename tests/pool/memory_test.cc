@@ -196,7 +196,7 @@ TEST(PoolMemoryStop, OptionsAreValidated) {
   options.memory_watch_interval = std::chrono::seconds(0);
   EXPECT_THROW(validate(options), std::invalid_argument);
   options = memory_options();
-  options.memory_stop_grace = std::chrono::duration<double>(-1);
+  options.memory_stop_grace = std::chrono::milliseconds(-1);
   EXPECT_THROW(validate(options), std::invalid_argument);
 }
 

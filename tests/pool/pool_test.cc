@@ -202,7 +202,7 @@ TEST(Pool, MemoryLimit) {
 TEST(Pool, InvalidLimitsAreInvalidRequest) {
   WorkerPool pool(base_options());
   Request request = code_request("1");
-  request.limits.timeout = std::chrono::duration<double>(-1);
+  request.limits.timeout = std::chrono::milliseconds(-1);
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.failure().code, FailureCode::invalid_request);
@@ -822,7 +822,7 @@ TEST(Pool, OptionsAreValidated) {
   options.executions_per_worker = 0;
   EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
   options = {};
-  options.grace = std::chrono::duration<double>(-1);
+  options.grace = std::chrono::milliseconds(-1);
   EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -35,7 +36,7 @@ constexpr std::uint64_t kOverhead = 160 * kMiB;
 
 Options bounded(double timeout_seconds = 5.0) {
   Options options;
-  options.timeout = std::chrono::duration<double>(timeout_seconds);
+  options.timeout = std::chrono::milliseconds(std::llround(timeout_seconds * 1000));
   options.memory_limit = kLimit;
   return options;
 }
@@ -212,17 +213,17 @@ TEST_F(HostMemory, HugeLengthsForSortAndStringifyAreRangeErrors) {
 
 TEST(SortAndStringifyGuards, OrdinaryCallsBehaveAsBefore) {
   Sandbox sandbox(testing::quick());
-  auto ended = eval_in(
-      sandbox,
-      "const o = {length: 3, 0: 'c', 1: 'a', 2: 'b'};"
-      "Array.prototype.sort.call(o);"
-      "[[3, 1, 2].sort(), [3, 1, 10].sort((a, b) => b - a), [o[0], o[1], o[2]],"
-      " JSON.stringify({a: 1, b: 2, c: 3}, ['a', 'c']),"
-      " JSON.stringify({a: [1]}, null, 2), JSON.stringify({a: 1}, (k, v) => v),"
-      " 'abc'.split(''), 'a,b'.split(','), 'abc'.split('', 2),"
-      " [].sort.name, [].sort.length, JSON.stringify.name, JSON.stringify.length,"
-      " ''.split.name, ''.split.length,"
-      " (() => { try { [1].sort(1); } catch (e) { return e.constructor.name; } })()]");
+  auto ended =
+      eval_in(sandbox,
+              "const o = {length: 3, 0: 'c', 1: 'a', 2: 'b'};"
+              "Array.prototype.sort.call(o);"
+              "[[3, 1, 2].sort(), [3, 1, 10].sort((a, b) => b - a), [o[0], o[1], o[2]],"
+              " JSON.stringify({a: 1, b: 2, c: 3}, ['a', 'c']),"
+              " JSON.stringify({a: [1]}, null, 2), JSON.stringify({a: 1}, (k, v) => v),"
+              " 'abc'.split(''), 'a,b'.split(','), 'abc'.split('', 2),"
+              " [].sort.name, [].sort.length, JSON.stringify.name, JSON.stringify.length,"
+              " ''.split.name, ''.split.length,"
+              " (() => { try { [1].sort(1); } catch (e) { return e.constructor.name; } })()]");
   ASSERT_TRUE(ended.ok()) << ended.message;
   EXPECT_EQ(ended.value(),
             R"([[1,2,3],[10,3,1],["a","b","c"],"{\"a\":1,\"c\":3}","{\n  \"a\": [\n    1\n  ]\n}",)"

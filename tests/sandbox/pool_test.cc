@@ -55,8 +55,9 @@ TEST(Pool, E46_CheckoutTimesOutWithBusy) {
 TEST(Pool, E47_InvalidPoolOptions) {
   std::atomic<int> built{0};
   EXPECT_THROW(Pool(0, std::chrono::seconds(1), factory(built)), std::invalid_argument);
-  EXPECT_THROW(Pool(1, std::chrono::duration<double>(0), factory(built)), std::invalid_argument);
-  EXPECT_THROW(Pool(1, std::chrono::duration<double>(-1), factory(built)), std::invalid_argument);
+  EXPECT_THROW(Pool(1, std::chrono::milliseconds(0), factory(built)), std::invalid_argument);
+  EXPECT_THROW(Pool(1, std::chrono::milliseconds(-1), factory(built)), std::invalid_argument);
+  EXPECT_THROW(Pool(1, std::chrono::milliseconds::max(), factory(built)), std::invalid_argument);
   EXPECT_NO_THROW(Pool(1, std::nullopt, factory(built)));
 }
 

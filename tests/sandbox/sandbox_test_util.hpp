@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -39,7 +40,7 @@ inline Ended execute_in(Sandbox& sandbox, std::string_view code) {
 
 inline Options quick(double timeout_seconds = 2.0) {
   Options options;
-  options.timeout = std::chrono::duration<double>(timeout_seconds);
+  options.timeout = std::chrono::milliseconds(std::llround(timeout_seconds * 1000));
   return options;
 }
 

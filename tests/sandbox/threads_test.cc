@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <limits>
 #include <memory>
@@ -23,7 +24,7 @@ class SandboxThreads : public ::testing::TestWithParam<Language> {
   Options options(double timeout_seconds = 10) const {
     Options o;
     o.language = GetParam();
-    o.timeout = std::chrono::duration<double>(timeout_seconds);
+    o.timeout = std::chrono::milliseconds(std::llround(timeout_seconds * 1000));
     return o;
   }
   bool ruby() const { return GetParam() == Language::ruby; }
@@ -39,19 +40,23 @@ class SandboxThreads : public ::testing::TestWithParam<Language> {
 };
 
 TEST_P(SandboxThreads, DurationsThatWouldOverflowTheClockAreRefused) {
-  for (double seconds : {1e10, 1e300, std::numeric_limits<double>::max(), 365.0 * 86400 + 1}) {
+  const std::chrono::milliseconds year = std::chrono::hours(365 * 24);
+  for (std::chrono::milliseconds too_long :
+       {year + std::chrono::milliseconds(1),
+        std::chrono::milliseconds(std::int64_t{10'000'000'000'000}),
+        std::chrono::milliseconds::max()}) {
     Options o = options();
-    o.timeout = std::chrono::duration<double>(seconds);
-    EXPECT_THROW(Sandbox{o}, std::invalid_argument) << "timeout " << seconds;
+    o.timeout = too_long;
+    EXPECT_THROW(Sandbox{o}, std::invalid_argument) << "timeout " << too_long.count();
     o = options();
-    o.queue_timeout = std::chrono::duration<double>(seconds);
-    EXPECT_THROW(Sandbox{o}, std::invalid_argument) << "queue_timeout " << seconds;
+    o.queue_timeout = too_long;
+    EXPECT_THROW(Sandbox{o}, std::invalid_argument) << "queue_timeout " << too_long.count();
   }
   Options o = options();
-  o.queue_timeout = std::chrono::duration<double>(0);
+  o.queue_timeout = std::chrono::milliseconds(0);
   EXPECT_THROW(Sandbox{o}, std::invalid_argument);
-  o.timeout = std::chrono::duration<double>(365.0 * 86400);  // the ceiling itself is fine
-  o.queue_timeout = std::chrono::duration<double>(365.0 * 86400);
+  o.timeout = year;  // the ceiling itself is fine
+  o.queue_timeout = year;
   Sandbox sandbox(o);
   Ended e = run_in(sandbox, "1 + 1");
   ASSERT_TRUE(e.ok()) << e.message;  // and it does not time out at once

@@ -100,7 +100,7 @@ class HelperEngine : public Engine {
     HelperRun(const Options& options, const RunRequest& request)
         : out(options.stdout_limit), err(options.stderr_limit) {
       if (options.timeout) {
-        deadline = request.entry + std::chrono::duration_cast<Clock::duration>(*options.timeout);
+        deadline = request.entry + *options.timeout;
       }
     }
     // The first failure a run records is its failure; one the helper cannot

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/units.hpp"
 #include "core/utf8.hpp"
 #include "sandbox/ruby/engine_ruby.hpp"
 
@@ -101,7 +102,7 @@ void finish_outcome(RunOutcome& outcome, const Options& options, const RunReques
     switch (*outcome.failure) {
       case FailureCode::timeout:
         outcome.message =
-            "the run exceeded its timeout of " + format_seconds(options.timeout->count());
+            "the run exceeded its timeout of " + core::format_duration(*options.timeout);
         break;
       case FailureCode::memory_limit:
         // The allocator's stop says nothing; a value too large as JSON says

@@ -45,7 +45,7 @@ class InlineEngine : public Engine, private ruby::GuestHost {
     entry_ = request.entry;
     deadline_.reset();
     if (options_.timeout) {
-      deadline_ = request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout);
+      deadline_ = request.entry + *options_.timeout;
     }
     {
       std::lock_guard lock(live_.mutex);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <system_error>
 
+#include "core/units.hpp"
 #include "core/utf8.hpp"
 #include "sandbox/v8/bindings.hpp"
 #include "sandbox/v8/platform.hpp"
@@ -336,9 +337,7 @@ RunOutcome V8Engine::run(const RunRequest& request, const Registry& registry) {
   RunState run(options_, registry);
   const double cpu_start = thread_cpu_seconds();
   const Clock::time_point deadline =
-      options_.timeout
-          ? request.entry + std::chrono::duration_cast<Clock::duration>(*options_.timeout)
-          : Clock::time_point::max();
+      options_.timeout ? request.entry + *options_.timeout : Clock::time_point::max();
   {
     v8::Locker locker(isolate_);
     v8::Isolate::Scope isolate_scope(isolate_);
@@ -509,9 +508,8 @@ void V8Engine::record_verdict(const RunState& run, RunOutcome& outcome) const {
   outcome.failure.reset();
   switch (*verdict) {
     case FailureCode::timeout:
-      record_failure(
-          outcome, *verdict,
-          "the run exceeded its timeout of " + format_seconds(options_.timeout->count()));
+      record_failure(outcome, *verdict,
+                     "the run exceeded its timeout of " + core::format_duration(*options_.timeout));
       break;
     case FailureCode::memory_limit:
       record_failure(outcome, *verdict,
