@@ -11,6 +11,7 @@
 # executor-server workload on 1 and 4 connections for 1 s, A then B, and
 # prints the medians over the rounds and B's ratio to A. Run it on a quiet
 # machine: check that nothing else of yours is running (pgrep -a bench).
+# WORKLOADS="trivial json" narrows the series to some workloads.
 set -euo pipefail
 a="${1:?build tree A}"
 b="${2:?build tree B}"
@@ -21,7 +22,7 @@ echo "start $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for ((i = 1; i <= rounds; i++)); do
   for side in A B; do
     if [[ $side == A ]]; then dir="$a"; else dir="$b"; fi
-    for w in trivial json tools console; do
+    for w in ${WORKLOADS:-trivial json tools console}; do
       "$dir/bench/server_bench" --workers 2 --seconds 1 --many 4 --only "$w" 2>&1 |
         awk -v s="$side" -v w="$w" '$1 == w { print s, $1 "/" $2, $3, $4 }' >> "$out"
     done

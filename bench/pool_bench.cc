@@ -32,6 +32,7 @@ using Clock = std::chrono::steady_clock;
 using namespace corral;
 
 using bench::load_workloads;
+using bench::unique_source;
 using bench::Workload;
 
 pool::Options pool_options(std::size_t workers) {
@@ -44,7 +45,7 @@ pool::Options pool_options(std::size_t workers) {
 
 pool::Request request_for(const Workload& workload) {
   pool::Request request;
-  request.code = workload.source;
+  request.code = unique_source(workload.source);
   request.tools = {"echo"};
   request.dispatcher = [](const std::string&, std::string args, pool::ToolAnswer answer) {
     answer.resolve(std::move(args));
@@ -69,7 +70,7 @@ void BM_InProcess(benchmark::State& state, const Workload& workload) {
   std::vector<double> micros;
   for (auto _ : state) {
     const auto start = Clock::now();
-    Execution e = sandbox.execute(workload.source);
+    Execution e = sandbox.execute(unique_source(workload.source));
     micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     if (e.value() != workload.expect) state.SkipWithError("unexpected value");
   }
@@ -206,13 +207,10 @@ void BM_TimeoutLateness(benchmark::State& state, StopCase stop) {
   std::mutex mutex;
   std::condition_variable settled;
   std::vector<pool::ToolAnswer> never_answered;  // held until the pool is gone
-  std::uint64_t serial = 0;
   auto request = [&] {
     pool::Request r;
     r.limits.language = stop.language;
-    const bool ruby = stop.language == sandbox::Language::ruby;
-    // A new source every run, as real traffic sends.
-    r.code = std::string(stop.code) + (ruby ? "\n# " : "\n// ") + std::to_string(++serial);
+    r.code = unique_source(stop.code, stop.language);
     r.limits.timeout = kTimeout;
     r.tools = {"never"};
     r.dispatcher = [&](const std::string&, std::string, pool::ToolAnswer answer) {
@@ -233,8 +231,10 @@ void BM_TimeoutLateness(benchmark::State& state, StopCase stop) {
     }
     for (int i = 0; i < 2; ++i) {
       pool::Request warm = request();
-      warm.code = stop.language == sandbox::Language::ruby ? "Codemode.never({})"
-                                                           : "await codemode.never({})";
+      warm.code =
+          unique_source(stop.language == sandbox::Language::ruby ? "Codemode.never({})"
+                                                                 : "await codemode.never({})",
+                        stop.language);
       warm.limits.timeout = std::chrono::milliseconds(100);
       pool.submit(std::move(warm), [&](pool::Outcome) {
         std::lock_guard lock(mutex);

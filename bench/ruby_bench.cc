@@ -1,6 +1,7 @@
 // Ruby guests next to JavaScript ones: a trivial eval on a warm sandbox, a
 // fresh sandbox plus a trivial eval, tool calls, and the same through the
 // worker pool. Results and how to read them: BENCHMARKS.md, "Ruby guests".
+// Every run's code is a text no earlier run had (bench/unique_source.hpp).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -10,9 +11,12 @@
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
 #include "sandbox/hosted.hpp"
+#include "unique_source.hpp"
 
 namespace corral::sandbox {
 namespace {
+
+using bench::unique_source;
 
 Options options_for(Language language) {
   Options options;
@@ -27,7 +31,7 @@ constexpr const char* kTrivial = "1 + 1";
 void BM_TrivialEval(benchmark::State& state, Language language) {
   Sandbox sandbox(options_for(language));
   sandbox.eval(kTrivial);
-  for (auto _ : state) benchmark::DoNotOptimize(sandbox.eval(kTrivial));
+  for (auto _ : state) benchmark::DoNotOptimize(sandbox.eval(unique_source(kTrivial, language)));
 }
 BENCHMARK_CAPTURE(BM_TrivialEval, ruby, Language::ruby)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_TrivialEval, javascript, Language::javascript)->Unit(benchmark::kMicrosecond);
@@ -40,8 +44,9 @@ void BM_TrivialEvalAfterIdle(benchmark::State& state, Language language) {
   for (auto _ : state) {
     state.PauseTiming();
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const std::string code = unique_source(kTrivial, language);
     state.ResumeTiming();
-    benchmark::DoNotOptimize(sandbox.eval(kTrivial));
+    benchmark::DoNotOptimize(sandbox.eval(code));
   }
 }
 BENCHMARK_CAPTURE(BM_TrivialEvalAfterIdle, ruby, Language::ruby)->Unit(benchmark::kMicrosecond);
@@ -53,7 +58,7 @@ BENCHMARK_CAPTURE(BM_TrivialEvalAfterIdle, javascript, Language::javascript)
 void BM_FreshSandboxEval(benchmark::State& state, Language language) {
   for (auto _ : state) {
     Sandbox sandbox(options_for(language));
-    benchmark::DoNotOptimize(sandbox.eval("nil"));
+    benchmark::DoNotOptimize(sandbox.eval(unique_source("nil", language)));
   }
 }
 BENCHMARK_CAPTURE(BM_FreshSandboxEval, ruby, Language::ruby)->Unit(benchmark::kMicrosecond);
@@ -65,7 +70,8 @@ BENCHMARK_CAPTURE(BM_FreshSandboxEval, javascript, Language::javascript)
 void BM_TrivialEvalInline(benchmark::State& state) {
   std::unique_ptr<Sandbox> sandbox = Hosted::make(options_for(Language::ruby), Hosting{false, {}});
   sandbox->eval(kTrivial);
-  for (auto _ : state) benchmark::DoNotOptimize(sandbox->eval(kTrivial));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sandbox->eval(unique_source(kTrivial, Language::ruby)));
 }
 BENCHMARK(BM_TrivialEvalInline)->Unit(benchmark::kMicrosecond);
 
@@ -78,7 +84,7 @@ void BM_ToolCalls(benchmark::State& state, Language language) {
                                ? "i = 0; " + n + ".times { i += KV.get(1) }; i"
                                : "let i = 0; for (let k = 0; k < " + n + "; k++) i += KV.get(1); i";
   sandbox.eval(code);
-  for (auto _ : state) benchmark::DoNotOptimize(sandbox.eval(code));
+  for (auto _ : state) benchmark::DoNotOptimize(sandbox.eval(unique_source(code, language)));
 }
 BENCHMARK_CAPTURE(BM_ToolCalls, ruby, Language::ruby)
     ->Arg(0)
@@ -101,7 +107,7 @@ void BM_PoolTrivialEval(benchmark::State& state, Language language) {
   auto request = [&] {
     pool::Request r;
     r.shape = pool::Request::Shape::eval;
-    r.code = kTrivial;
+    r.code = unique_source(kTrivial, language);
     r.limits = options_for(language);
     return r;
   };

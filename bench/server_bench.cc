@@ -8,6 +8,7 @@
 // saturated). Every run is offered the `echo` tool, which the client
 // answers (`tool.call` over the same socket), and every answer is checked
 // against the workload's expected value (a mismatch counts as failed).
+// Each request carries a source no earlier one had (bench/unique_source.hpp).
 //
 //   server_bench [--url ws://HOST:PORT] [--seconds 3] [--many 16] [--workers 2]
 //                [--retire-after N] [--only WORKLOAD]
@@ -42,6 +43,7 @@ namespace websocket = beast::websocket;
 namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
+using corral::bench::unique_source;
 
 struct Scenario {
   std::string name;
@@ -90,6 +92,7 @@ void drive(const std::string& host, const std::string& port, const Scenario& sce
     if (scenario.pause.count() > 0) std::this_thread::sleep_for(scenario.pause);
     const bool counted = measure.load(std::memory_order_relaxed);
     const auto started = Clock::now();
+    params["code"] = unique_source(scenario.code);
     ws.write(asio::buffer(json::serialize(json::object{
         {"jsonrpc", "2.0"}, {"id", ++id}, {"method", "execute"}, {"params", params}})));
     while (true) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "unique_source.hpp"
 
 namespace corral::bench {
 
