@@ -1,8 +1,17 @@
 // tests/bind/cli_test.cc: the `corral tools` and `corral call` subcommands,
 // driven through the real binary.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
+#include <thread>
 
 #include "core/json.hpp"
 #include "core/utf8.hpp"
@@ -188,6 +197,81 @@ TEST(CorralCli, AMissingExecutableIsSetupErrorNamingIt) {
   Ran call = corral({"call", "--manifest", manifest, "gone", "{}"});
   EXPECT_EQ(call.exit_code, 1);
   EXPECT_EQ(json::parse(call.out).at("failure").at("code"), "setup_error") << call.out;
+  std::remove(manifest.c_str());
+}
+
+// The parent pid in /proc/PID/stat (after the parenthesised name, which
+// may itself hold spaces and parentheses); nullopt when PID is gone.
+std::optional<pid_t> parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return std::nullopt;
+  const std::size_t close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  char state = 0;
+  int ppid = 0;
+  if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) return std::nullopt;
+  if (state == 'Z' || state == 'X') return std::nullopt;  // exited, not yet reaped
+  return ppid;
+}
+
+// A live `sleep` process descended from `ancestor`, if one is running.
+std::optional<pid_t> sleeping_descendant(pid_t ancestor) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream comm(entry.path() / "comm");
+    std::string command;
+    if (!std::getline(comm, command) || command != "sleep") continue;
+    const pid_t pid = std::stoi(name);
+    for (std::optional<pid_t> up = parent_of(pid); up && *up > 1; up = parent_of(*up)) {
+      if (*up == ancestor) return pid;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(CorralCli, SigtermCancelsARunningCallAndLeavesNothingBehind) {
+  const std::string manifest = ::testing::TempDir() + "corral_sleep.yaml";
+  {
+    std::ofstream f(manifest);
+    f << "corral: 1\nname: s\nexecutable: /bin/sleep\ncommands:\n  - name: \"30\"\n";
+  }
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  std::vector<std::string> args = {CORRAL_TEST_CLI, "call", "--manifest", manifest, "s_30", "{}"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t corral = 0;
+  ASSERT_EQ(posix_spawn(&corral, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+
+  // The command runs once a sleep hangs below corral (in its unit).
+  std::optional<pid_t> sleeper;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!(sleeper = sleeping_descendant(corral)) && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(sleeper) << "the bound sleep never started";
+  ASSERT_EQ(kill(corral, SIGTERM), 0);
+
+  std::string printed;
+  char buffer[4096];
+  for (ssize_t n; (n = read(out[0], buffer, sizeof buffer)) > 0;) printed.append(buffer, n);
+  close(out[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(corral, &status, 0), corral);
+  // Cancelled, answered with the one envelope, and the sleep (30 s) is gone
+  // with its unit: corral returns only after cleaning it up.
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  EXPECT_EQ(json::parse(printed).at("failure").at("code"), "cancelled") << printed;
+  EXPECT_FALSE(parent_of(*sleeper)) << "sleep " << *sleeper << " outlived the call";
   std::remove(manifest.c_str());
 }
 
