@@ -168,10 +168,10 @@ Kind one_of(std::string Settings::*field, std::vector<std::string> allowed) {
           std::move(type)};
 }
 
+// A default as the settings table shows it: "0" for off, else a duration
+// the setting reads back.
 std::string format_ms(Milliseconds ms) {
-  if (ms.count() == 0) return "0";
-  if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000) + "s";
-  return std::to_string(ms.count()) + "ms";
+  return ms.count() == 0 ? "0" : core::format_duration(ms);
 }
 
 }  // namespace
