@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "process/spawned.hpp"
+
 namespace {
 
 const std::string kCorral = CORRAL_BINARY;
@@ -208,24 +210,15 @@ TEST(Cli, JsonNumbersPrintAsNumbers) {
 // process that still calls itself corral (ps, pgrep -x corral, pkill), whose
 // executable is the engine and which links libnode, unlike the front.
 TEST(Cli, TheEngineCommandsKeepThePidAndTheName) {
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  std::string binary = kCorral;
-  char* argv[] = {
-      binary.data(),          const_cast<char*>("serve"),      const_cast<char*>("--port"),
-      const_cast<char*>("0"), const_cast<char*>("--no-admin"), nullptr};
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
+  const corral::process::testing::Piped engine =
+      corral::process::testing::spawn_piped({kCorral, "serve", "--port", "0", "--no-admin"});
+  const pid_t pid = engine.pid;
+  ASSERT_GT(pid, 0);
   // The banner is printed once the engine serves: the exec has happened.
   std::string banner;
   char c;
-  while (banner.find("executor on") == std::string::npos && read(out[0], &c, 1) == 1) banner += c;
+  while (banner.find("executor on") == std::string::npos && read(engine.out, &c, 1) == 1)
+    banner += c;
   ASSERT_TRUE(contains(banner, "corral serve: executor on")) << banner;
   std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
   std::string name;
@@ -238,7 +231,7 @@ TEST(Cli, TheEngineCommandsKeepThePidAndTheName) {
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  close(out[0]);
+  close(engine.out);
 }
 
 }  // namespace

@@ -2,20 +2,19 @@
 // driven through the real binary.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include "core/json.hpp"
 #include "core/utf8.hpp"
 #include "corral/process.hpp"
+#include "process/test_util.hpp"
 
 namespace corral::bind {
 namespace {
@@ -200,18 +199,17 @@ TEST(CorralCli, AMissingExecutableIsSetupErrorNamingIt) {
   std::remove(manifest.c_str());
 }
 
-// The parent pid in /proc/PID/stat (after the parenthesised name, which
-// may itself hold spaces and parentheses); nullopt when PID is gone.
+// The parent of a live `pid` (from /proc/PID/stat, after the parenthesised
+// name, which may itself hold spaces and parentheses); nullopt once it is gone.
 std::optional<pid_t> parent_of(pid_t pid) {
+  if (!process::testing::alive(pid)) return std::nullopt;
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat;
-  if (!std::getline(in, stat)) return std::nullopt;
+  std::getline(in, stat);
   const std::size_t close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  char state = 0;
   int ppid = 0;
-  if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) return std::nullopt;
-  if (state == 'Z' || state == 'X') return std::nullopt;  // exited, not yet reaped
+  if (close == std::string::npos || std::sscanf(stat.c_str() + close + 1, " %*c %d", &ppid) != 1)
+    return std::nullopt;
   return ppid;
 }
 
@@ -237,41 +235,26 @@ TEST(CorralCli, SigtermCancelsARunningCallAndLeavesNothingBehind) {
     std::ofstream f(manifest);
     f << "corral: 1\nname: s\nexecutable: /bin/sleep\ncommands:\n  - name: \"30\"\n";
   }
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  std::vector<std::string> args = {CORRAL_TEST_CLI, "call", "--manifest", manifest, "s_30", "{}"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t corral = 0;
-  ASSERT_EQ(posix_spawn(&corral, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
+  const process::testing::Piped corral = process::testing::spawn_piped(
+      {CORRAL_TEST_CLI, "call", "--manifest", manifest, "s_30", "{}"});
+  ASSERT_GT(corral.pid, 0);
 
   // The command runs once a sleep hangs below corral (in its unit).
   std::optional<pid_t> sleeper;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!(sleeper = sleeping_descendant(corral)) && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(sleeper) << "the bound sleep never started";
-  ASSERT_EQ(kill(corral, SIGTERM), 0);
+  ASSERT_TRUE(process::testing::eventually(
+      [&] { return (sleeper = sleeping_descendant(corral.pid)).has_value(); },
+      std::chrono::seconds(20)))
+      << "the bound sleep never started";
+  ASSERT_EQ(kill(corral.pid, SIGTERM), 0);
 
-  std::string printed;
-  char buffer[4096];
-  for (ssize_t n; (n = read(out[0], buffer, sizeof buffer)) > 0;) printed.append(buffer, n);
-  close(out[0]);
+  const std::string printed = process::testing::read_all(corral.out);
   int status = 0;
-  ASSERT_EQ(waitpid(corral, &status, 0), corral);
+  ASSERT_EQ(waitpid(corral.pid, &status, 0), corral.pid);
   // Cancelled, answered with the one envelope, and the sleep (30 s) is gone
   // with its unit: corral returns only after cleaning it up.
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
   EXPECT_EQ(json::parse(printed).at("failure").at("code"), "cancelled") << printed;
-  EXPECT_FALSE(parent_of(*sleeper)) << "sleep " << *sleeper << " outlived the call";
+  EXPECT_FALSE(process::testing::alive(*sleeper)) << "sleep " << *sleeper << " outlived the call";
   std::remove(manifest.c_str());
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "corral/process.hpp"
+#include "process/spawned.hpp"
 
 namespace corral::process::testing {
 
