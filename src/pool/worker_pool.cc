@@ -4,6 +4,7 @@
 // worker_channel.cc, worker_lifecycle.cc, outcomes.cc (pool_impl.hpp).
 #include <future>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -44,7 +45,12 @@ std::string_view to_string(Rejection rejection) noexcept {
 
 namespace {
 
-bool positive(std::chrono::milliseconds d) { return d > std::chrono::milliseconds::zero(); }
+// Each is added to a clock reading or to a run's timeout (itself at most
+// 365 days), so a year bounds it far from where that arithmetic overflows.
+void check_duration(std::chrono::milliseconds d, const char* name) {
+  if (d <= std::chrono::milliseconds::zero() || d > std::chrono::hours(365 * 24))
+    throw std::invalid_argument(std::string(name) + ": must be positive and at most 365 days");
+}
 
 }  // namespace
 
@@ -55,15 +61,11 @@ void validate(const Options& options) {
     throw std::invalid_argument("retire_after_executions: must be at least 1");
   if (options.worker_memory_bound == 0)
     throw std::invalid_argument("worker_memory_bound: must be at least 1");
-  if (!positive(options.grace)) throw std::invalid_argument("grace: must be positive");
-  if (!positive(options.memory_watch_interval))
-    throw std::invalid_argument("memory_watch_interval: must be positive");
-  if (!positive(options.memory_stop_grace))
-    throw std::invalid_argument("memory_stop_grace: must be positive");
-  if (!positive(options.termination_delay))
-    throw std::invalid_argument("termination_delay: must be positive");
-  if (!positive(options.start_timeout))
-    throw std::invalid_argument("start_timeout: must be positive");
+  check_duration(options.grace, "grace");
+  check_duration(options.memory_watch_interval, "memory_watch_interval");
+  check_duration(options.memory_stop_grace, "memory_stop_grace");
+  check_duration(options.termination_delay, "termination_delay");
+  check_duration(options.start_timeout, "start_timeout");
   if (options.max_frame < 1024) throw std::invalid_argument("max_frame: must be at least 1024");
   if (options.max_frame > 0xffffffffu)
     throw std::invalid_argument("max_frame: must fit in 32 bits");

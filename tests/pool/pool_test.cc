@@ -824,6 +824,14 @@ TEST(Pool, OptionsAreValidated) {
   options = {};
   options.grace = std::chrono::milliseconds(-1);
   EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
+  // Added to a run's timeout on a clock: a bound past a year is refused, not
+  // left to overflow.
+  options = {};
+  options.grace = std::chrono::milliseconds::max();
+  EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
+  options = {};
+  options.start_timeout = std::chrono::hours(365 * 24 + 1);
+  EXPECT_THROW(WorkerPool{options}, std::invalid_argument);
 }
 
 // Hostile guests: whatever they try, the run fails or returns inside the
