@@ -882,6 +882,10 @@ TEST(PoolRetry, ARunThatCrashesItsWorkerIsInternalAndNotRetryable) {
   // No memory_limit, so the pool's memory watch leaves it to V8.
   Request request = code_request("async () => 'x'.repeat(2 ** 27).split('x')");
   request.limits.memory_limit = std::nullopt;
+  // The abort comes once the split has grown a 1 GiB array: 6-7 s alone here,
+  // past 20 s beside another memory-heavy test on two busy cores (a CI run).
+  // The timeout only bounds the wait; the crash is what the test is about.
+  request.limits.timeout = std::chrono::seconds(120);
   Outcome outcome = pool.execute(std::move(request));
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.failure().code, FailureCode::internal) << outcome.failure().message;
