@@ -178,13 +178,18 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
   const double number = to_double(n.number);
   if (number == 0) refuse(what, "must be greater than zero (or \"none\")");
   // A fraction of a millisecond rounds up: a bound is never shorter than
-  // the text asked for.
-  const double millis = std::ceil(number * scale);
+  // the text asked for. A product past a whole number by no more than its
+  // own rounding error is that number ("2147483.623s" multiplies to
+  // 2147483623.0000002; the fuzzer found it spelled back one more).
+  const double exact = number * scale;
+  const double below = std::floor(exact);
+  const double error = 4 * (std::nextafter(exact, HUGE_VAL) - exact);
+  const double millis = exact - below <= error ? below : std::ceil(exact);
   if (!(millis <= static_cast<double>(kMaxDuration.count()))) {
     refuse(what, quoted(text) + " is too long (at most " + std::to_string(kMaxDuration.count()) +
                      "ms, about 24.8 days)");
   }
-  if (number * scale < 1) refuse(what, "must be at least 1ms");
+  if (1 - exact > error) refuse(what, "must be at least 1ms");
   return std::chrono::milliseconds(static_cast<std::int64_t>(millis));
 }
 

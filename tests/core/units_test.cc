@@ -133,6 +133,16 @@ TEST(FormatDuration, SpellsWhatParseDurationReadsBack) {
   EXPECT_EQ(format_duration(kMaxDuration), "2147483.647s");
   for (std::chrono::milliseconds d : {1ms, 999ms, 1000ms, 1010ms, 61'234ms, kMaxDuration})
     EXPECT_EQ(parse_duration(format_duration(d), "d"), d) << format_duration(d);
+  // The fuzzer's find: 2147483.623 * 1000 is 2147483623.0000002 in doubles,
+  // which rounding up made one millisecond more. Every duration near the
+  // ceiling, where the products' errors are largest, reads back exactly.
+  EXPECT_EQ(parse_duration("2147483.623s", "d"), 2'147'483'623ms);
+  for (std::int64_t ms = kMaxDuration.count() - 5000; ms <= kMaxDuration.count(); ++ms) {
+    const std::chrono::milliseconds d(ms);
+    ASSERT_EQ(parse_duration(format_duration(d), "d"), d) << format_duration(d);
+  }
+  // A real fraction still rounds up.
+  EXPECT_EQ(parse_duration("2147483.6225s", "d"), 2'147'483'623ms);
 }
 
 TEST(ParseDuration, TooLongIsRefusedNotWrapped) {
