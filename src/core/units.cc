@@ -193,6 +193,12 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
   return std::chrono::milliseconds(static_cast<std::int64_t>(millis));
 }
 
+void check_bound(std::chrono::milliseconds bound, std::string_view name) {
+  if (bound <= std::chrono::milliseconds::zero() || bound > kMaxBound) {
+    throw std::invalid_argument(std::string(name) + " must be positive and at most 365 days");
+  }
+}
+
 std::string format_duration(std::chrono::milliseconds duration) {
   const std::int64_t ms = duration.count();
   if (ms > -1000 && ms < 1000) return std::to_string(ms) + "ms";

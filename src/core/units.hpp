@@ -41,6 +41,15 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
 // naming `what` for anything else, including 0 and more than kMaxSize.
 std::optional<std::uint64_t> parse_size(std::string_view text, std::string_view what);
 
+// The longest bound corral's C++ API takes (a run's timeout, a queue wait, a
+// grace, an interval): a year, far from where adding it to a steady_clock
+// reading (nanoseconds in 64 bits: 292 years) could overflow.
+inline constexpr std::chrono::milliseconds kMaxBound = std::chrono::hours(365 * 24);
+
+// Throws std::invalid_argument "NAME must be positive and at most 365 days"
+// unless 0 < bound <= kMaxBound.
+void check_bound(std::chrono::milliseconds bound, std::string_view name);
+
 // A duration as corral's messages spell it, in a form parse_duration reads
 // back: "250ms" under a second, "5s" in whole seconds, "1.5s" otherwise.
 std::string format_duration(std::chrono::milliseconds duration);

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/units.hpp"
 #include "corral/pool.hpp"
 #include "pool/pool_impl.hpp"
 #include "pool/worker_process.hpp"
@@ -43,17 +44,6 @@ std::string_view to_string(Rejection rejection) noexcept {
   return "queue_overflow";
 }
 
-namespace {
-
-// Each is added to a clock reading or to a run's timeout (itself at most
-// 365 days), so a year bounds it far from where that arithmetic overflows.
-void check_duration(std::chrono::milliseconds d, const char* name) {
-  if (d <= std::chrono::milliseconds::zero() || d > std::chrono::hours(365 * 24))
-    throw std::invalid_argument(std::string(name) + ": must be positive and at most 365 days");
-}
-
-}  // namespace
-
 void validate(const Options& options) {
   if (options.executions_per_worker == 0)
     throw std::invalid_argument("executions_per_worker: must be at least 1");
@@ -61,11 +51,11 @@ void validate(const Options& options) {
     throw std::invalid_argument("retire_after_executions: must be at least 1");
   if (options.worker_memory_bound == 0)
     throw std::invalid_argument("worker_memory_bound: must be at least 1");
-  check_duration(options.grace, "grace");
-  check_duration(options.memory_watch_interval, "memory_watch_interval");
-  check_duration(options.memory_stop_grace, "memory_stop_grace");
-  check_duration(options.termination_delay, "termination_delay");
-  check_duration(options.start_timeout, "start_timeout");
+  core::check_bound(options.grace, "grace");
+  core::check_bound(options.memory_watch_interval, "memory_watch_interval");
+  core::check_bound(options.memory_stop_grace, "memory_stop_grace");
+  core::check_bound(options.termination_delay, "termination_delay");
+  core::check_bound(options.start_timeout, "start_timeout");
   if (options.max_frame < 1024) throw std::invalid_argument("max_frame: must be at least 1024");
   if (options.max_frame > 0xffffffffu)
     throw std::invalid_argument("max_frame: must fit in 32 bits");

@@ -23,11 +23,7 @@ Pool::Pool(std::size_t slots, std::optional<std::chrono::milliseconds> checkout_
            Factory factory)
     : slots_(slots), state_(std::make_unique<State>()) {
   if (slots == 0) throw std::invalid_argument("slots must be a positive integer");
-  // Past a year the wait's deadline would overflow steady_clock's nanoseconds.
-  if (checkout_timeout && (*checkout_timeout <= std::chrono::milliseconds::zero() ||
-                           *checkout_timeout > std::chrono::hours(365 * 24))) {
-    throw std::invalid_argument("checkout_timeout must be positive and at most 365 days (or none)");
-  }
+  if (checkout_timeout) core::check_bound(*checkout_timeout, "checkout_timeout");
   if (!factory) throw std::invalid_argument("factory must be set");
   state_->checkout_timeout = checkout_timeout;
   state_->factory = std::move(factory);
