@@ -82,7 +82,12 @@ std::vector<int> host_pids_holding(const std::string& marker) {
     const std::string name = entry.path().filename();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cmdline;
+    try {
+      cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure&) {
+      continue;  // it exited while we read (ESRCH): not holding anything
+    }
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(marker) != std::string::npos && alive(std::stoi(name))) {
       out.push_back(std::stoi(name));
