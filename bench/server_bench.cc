@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,7 +168,8 @@ int main(int argc, char** argv) {
   double seconds = 3;
   int many = 16;
   std::size_t workers = 2;
-  std::uint64_t retire_after = 0;  // 0: the pool's default
+  std::uint64_t retire_after = 0;                 // 0: the pool's default
+  std::optional<std::uint64_t> retire_on_growth;  // bytes; none: the pool's default
   std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -185,6 +187,8 @@ int main(int argc, char** argv) {
       workers = std::stoul(next());
     } else if (arg == "--retire-after") {
       retire_after = std::stoull(next());
+    } else if (arg == "--retire-on-growth") {
+      retire_on_growth = std::stoull(next());
     } else if (arg == "--only") {
       only = next();
     } else {
@@ -201,6 +205,7 @@ int main(int argc, char** argv) {
     options.pool.worker_command = {CORRAL_BINARY, "worker"};
     options.pool.max_workers = workers;
     if (retire_after) options.pool.retire_after_executions = retire_after;
+    if (retire_on_growth) options.pool.retire_on_growth = *retire_on_growth;
     server = std::make_unique<corral::server::Server>(std::move(options));
     server->listen();
     port = std::to_string(server->address().port);

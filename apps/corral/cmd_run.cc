@@ -11,6 +11,7 @@
 #include "core/units.hpp"
 #include "corral/sandbox.hpp"
 #include "engine.hpp"
+#include "sandbox/engine.hpp"
 
 namespace corral::app {
 namespace {
@@ -64,6 +65,9 @@ int run_script(const RunFlags& flags) {
   }
 
   try {
+    // One run, then exit: V8's built-in snapshot starts sooner than a
+    // snapshot of this process's own would repay.
+    sandbox::skip_private_snapshot();
     sandbox::Sandbox sandbox(options);
     Execution execution = flags.code_mode ? sandbox.execute(source) : sandbox.eval(source);
     if (flags.json) {

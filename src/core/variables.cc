@@ -22,6 +22,7 @@ const std::string_view kSettingVariables[] = {
     "CORRAL_EXECUTIONS_PER_WORKER",
     "CORRAL_MAX_QUEUE",
     "CORRAL_RETIRE_AFTER",
+    "CORRAL_RETIRE_ON_GROWTH",
     "CORRAL_TIMEOUT",
     "CORRAL_MAX_TIMEOUT",
     "CORRAL_MEMORY_LIMIT",

@@ -170,9 +170,7 @@ Kind one_of(std::string Settings::*field, std::vector<std::string> allowed) {
 
 // A default as the settings table shows it: "0" for off, else a duration
 // the setting reads back.
-std::string format_ms(Milliseconds ms) {
-  return ms.count() == 0 ? "0" : core::format_duration(ms);
-}
+std::string format_ms(Milliseconds ms) { return ms.count() == 0 ? "0" : core::format_duration(ms); }
 
 }  // namespace
 
@@ -296,6 +294,10 @@ void declare_pool(Declare& add, const Settings& d) {
       count(&Settings::max_queue, 1));
   add("retire-after", "Executions after which a worker is replaced",
       std::to_string(d.retire_after_executions), count(&Settings::retire_after_executions, 1));
+  add("retire-on-growth",
+      "Growth of a worker's private memory, from the least it held after a run, past which it is "
+      "replaced (0: never)",
+      "64MiB", size(&Settings::retire_on_growth));
 }
 
 void declare_run_bounds(Declare& add, const Settings& d) {
@@ -492,6 +494,7 @@ server::Options to_server_options(const Settings& settings) {
   options.pool.executions_per_worker = settings.executions_per_worker;
   options.pool.max_queue = settings.max_queue;
   options.pool.retire_after_executions = settings.retire_after_executions;
+  options.pool.retire_on_growth = settings.retire_on_growth;
   options.pool.grace = settings.grace;
   // Room under the kernel's ceiling for every run a worker holds at its
   // limit twice over (the engine's copies), past the 4 GiB default.

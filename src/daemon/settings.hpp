@@ -36,7 +36,8 @@ struct Settings {
   std::size_t workers = 0;  // 0 until resolved: the number of cores
   std::size_t executions_per_worker = 1;
   std::size_t max_queue = 100;
-  std::uint64_t retire_after_executions = 1000;
+  std::uint64_t retire_after_executions = 10'000;
+  std::uint64_t retire_on_growth = std::uint64_t{64} << 20;  // 0: never by growth
   Milliseconds default_timeout{30'000};
   Milliseconds max_timeout{300'000};
   std::uint64_t memory_limit = std::uint64_t{64} << 20;

@@ -123,6 +123,9 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     // Resident bytes when its current runs began (idle before them): what
     // they may hold is measured from here.
     std::uint64_t memory_baseline = 0;
+    // The least private resident memory read after any of its runs: its
+    // growth (Options::retire_on_growth) is measured from here.
+    std::uint64_t least_after_run = 0;
     bool memory_stopped = false;
     int death_signal = 0;  // once reaped
     std::optional<WorkerExit> exit_reason;
@@ -174,6 +177,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   bool successor_ready(const Worker& worker) const;
   void promote_successor(const std::shared_ptr<Worker>& worker);
   void retire_if_due(const std::shared_ptr<Worker>& worker, bool ending);
+  bool grown_too_much(Worker& worker);
   void after_settle();
   std::size_t running_count() const;
   void stop_worker(const std::shared_ptr<Worker>& worker);

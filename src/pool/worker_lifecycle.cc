@@ -1,7 +1,8 @@
 // src/pool/worker_lifecycle.cc: a worker from spawn to reap.
 //
-// Spawn (with its start timeout), retirement (spread over 90-100% of
-// retire_after_executions, a standby successor started ahead), polite stop
+// Spawn (with its start timeout), retirement (by memory growth, or spread
+// over 90-100% of retire_after_executions with a standby successor started
+// ahead), polite stop
 // and kill, which failure a dying worker's runs get, reaping through the
 // pidfd, and the pool's drain and shutdown.
 #include <signal.h>
@@ -121,9 +122,24 @@ void WorkerPool::Impl::promote_successor(const std::shared_ptr<Worker>& worker) 
   asio::post(io_, [this] { pump(); });
 }
 
+// After one of its runs: true if the worker's private memory is more than
+// retire_on_growth above the least it held after any earlier run. Runs still
+// in flight on it count too (executions_per_worker > 1): a worker busy with
+// big runs may retire early, never late.
+bool WorkerPool::Impl::grown_too_much(Worker& worker) {
+  if (options_.retire_on_growth == 0) return false;
+  const std::uint64_t held = worker.memory.private_bytes(worker.pid);
+  if (held == 0) return false;  // gone: its reaping says why
+  if (worker.least_after_run == 0 || held < worker.least_after_run) {
+    worker.least_after_run = held;
+    return false;
+  }
+  return held - worker.least_after_run > options_.retire_on_growth;
+}
+
 // After one of its runs ended: whether the worker leaves service (it said
-// it ends, its count is reached, its memory passed the bound or a memory
-// stop), else whether its successor should start loading now.
+// it ends, its count is reached, its memory passed the bound, it grew or a
+// memory stop), else whether its successor should start loading now.
 void WorkerPool::Impl::retire_if_due(const std::shared_ptr<Worker>& worker, bool ending) {
   if (worker->memory_stopped && worker->state == WorkerState::ready) {
     worker->state = WorkerState::retiring;
@@ -143,6 +159,9 @@ void WorkerPool::Impl::retire_if_due(const std::shared_ptr<Worker>& worker, bool
     } else if (worker->memory.bytes(worker->pid) > options_.worker_memory_bound) {
       worker->state = WorkerState::retiring;
       worker->exit_reason = WorkerExit::memory_bound;
+    } else if (grown_too_much(*worker)) {
+      worker->state = WorkerState::retiring;
+      worker->exit_reason = WorkerExit::retired;
     } else {
       spawn_successor(worker);
     }

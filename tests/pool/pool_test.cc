@@ -580,6 +580,35 @@ TEST(Pool, RetiresPastTheMemoryBound) {
   EXPECT_EQ(pool.stats().worker_exits[static_cast<int>(WorkerExit::memory_bound)], 2u);
 }
 
+// Retirement by growth: a run that leaves its worker holding much more than
+// it held after its first run gets the worker replaced; runs that leave it
+// as it was do not, however many.
+TEST(Pool, RetiresAWorkerThatARunLeftGrownAndKeepsASteadyOne) {
+  Options options = base_options();
+  options.retire_on_growth = std::uint64_t{16} << 20;
+  WorkerPool pool(options);
+  for (int i = 0; i < 40; ++i) {
+    Outcome outcome = pool.execute(code_request("async () => " + std::to_string(i)));
+    ASSERT_TRUE(outcome.ok()) << outcome.failure().message;
+  }
+  EXPECT_EQ(pool.stats().workers_started, 1u);
+  // Some 100 MiB of live objects when the run ends: the engine still holds
+  // them when the pool reads the worker's memory.
+  Request grow = code_request(
+      "async () => { globalThis.kept = Array.from({length: 1e6}, (_, i) => ({i, s: 'x' + i})); "
+      "return kept.length; }");
+  grow.limits.memory_limit = std::uint64_t{512} << 20;
+  Outcome grown = pool.execute(std::move(grow));
+  ASSERT_TRUE(grown.ok()) << grown.failure().message;
+  EXPECT_EQ(grown.execution().value(), "1000000");
+  Outcome after = pool.execute(code_request("async () => 'next'"));
+  ASSERT_TRUE(after.ok()) << after.failure().message;
+  pool.shutdown(0s);
+  Stats stats = pool.stats();
+  EXPECT_EQ(stats.workers_started, 2u);
+  EXPECT_EQ(stats.worker_exits[static_cast<int>(WorkerExit::retired)], 1u);
+}
+
 TEST(Pool, TwoRunsShareOneWorkerWhenItHasTwoSlots) {
   Options options = base_options();
   options.executions_per_worker = 2;

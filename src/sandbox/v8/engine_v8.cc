@@ -91,6 +91,7 @@ V8Engine::V8Engine(const Options& options) : options_(options) {
   allocator_ = std::make_unique<CountingAllocator>();
   v8::Isolate::CreateParams params;
   params.array_buffer_allocator = allocator_.get();
+  params.snapshot_blob = private_snapshot();
   if (options_.memory_limit) {
     // The heap limit is a backstop with room for the isolate's own baseline;
     // the run's exact limit is checked after every GC and at the end.
@@ -550,4 +551,6 @@ void V8Engine::fill_data(RunState& run, const RunRequest& request, double cpu_st
 
 namespace corral::sandbox {
 void set_out_of_memory_exit(int code) noexcept { v8engine::set_out_of_memory_exit_code(code); }
+
+void skip_private_snapshot() noexcept { v8engine::set_private_snapshot(false); }
 }  // namespace corral::sandbox

@@ -5,6 +5,7 @@
 
 #include <sys/random.h>
 
+#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,8 @@ namespace corral::sandbox::v8engine {
 namespace {
 
 thread_local bool clock_frozen = false;
+std::atomic<bool> snapshot_wanted{true};
+v8::StartupData* snapshot = nullptr;
 
 // ClockPlatform delegates everything to V8's default platform except the
 // wall clock, which V8 reads for Date: frozen threads see the epoch.
@@ -78,7 +81,41 @@ bool fill_from_getrandom(unsigned char* buffer, size_t length) {
   return true;
 }
 
+// A startup snapshot of V8's default context made here, so it carries the
+// hash seed this process drew (the creator's isolate is deserialised from
+// V8's built-in snapshot and rehashed into a fresh seed, as every isolate
+// is by default). Isolates made from it need no rehash, and V8 is told not
+// to: --no-rehash-snapshot applies to every later deserialisation, which is
+// why every isolate of the process must then be made from this blob (one
+// from the built-in snapshot would keep the library's public seed).
+v8::StartupData* make_private_snapshot() {
+  v8::StartupData blob{};
+  {
+    v8::SnapshotCreator creator;
+    v8::Isolate* isolate = creator.GetIsolate();
+    {
+      v8::HandleScope handles(isolate);
+      creator.SetDefaultContext(v8::Context::New(isolate));
+    }
+    blob = creator.CreateBlob(v8::SnapshotCreator::FunctionCodeHandling::kClear);
+  }
+  if (!blob.data || blob.raw_size <= 0) {
+    delete[] blob.data;
+    return nullptr;
+  }
+  const char flag[] = "--no-rehash-snapshot";
+  v8::V8::SetFlagsFromString(flag, sizeof(flag) - 1);
+  return new v8::StartupData(blob);
+}
+
 }  // namespace
+
+void set_private_snapshot(bool enabled) noexcept { snapshot_wanted.store(enabled); }
+
+v8::StartupData* private_snapshot() {
+  ensure_v8();
+  return snapshot;
+}
 
 v8::Platform* ensure_v8() {
   static std::once_flag once;
@@ -99,7 +136,12 @@ v8::Platform* ensure_v8() {
     // isolates may be destroyed during static destruction.
     platform = new ClockPlatform(v8::platform::NewDefaultPlatform());
     v8::V8::InitializePlatform(platform);
-    if (!v8::V8::Initialize()) platform = nullptr;
+    if (!v8::V8::Initialize()) {
+      platform = nullptr;
+      return;
+    }
+    // Leaked with the platform: isolates read from it while they live.
+    if (snapshot_wanted.load()) snapshot = make_private_snapshot();
   });
   if (!platform) throw SetupError(FailureCode::setup_error, "V8 could not be initialised");
   return platform->inner();
