@@ -432,10 +432,29 @@ bool stale(const std::string& path, pid_t owner) {
   return *started > created + 2.0;
 }
 
-bool all_empty(const std::string& dir, const std::vector<std::string>& leaves) {
+// Every directory below `dir`, deepest first, so they can be removed in
+// this order. Not only the run leaves: a command that ran corral itself
+// (under cgroup delegation) left a corral-P-N of its own inside its leaf,
+// and a parent cgroup with any child is EBUSY to rmdir forever.
+void collect_below(const std::string& dir, int depth, std::vector<std::string>& out) {
+  if (depth > 16) return;  // no corral nests this deep; rmdir then fails, the sweep reports it
+  for (const auto& name : subdirectories(dir)) {
+    const std::string path = dir + "/" + name;
+    collect_below(path, depth + 1, out);
+    out.push_back(path);
+  }
+}
+
+std::vector<std::string> below(const std::string& dir) {
+  std::vector<std::string> out;
+  collect_below(dir, 0, out);
+  return out;
+}
+
+bool all_empty(const std::string& dir, const std::vector<std::string>& below) {
   if (!listed_pids(dir + "/cgroup.procs").empty()) return false;
-  for (const auto& leaf : leaves)
-    if (!listed_pids(dir + "/" + leaf + "/cgroup.procs").empty()) return false;
+  for (const auto& path : below)
+    if (!listed_pids(path + "/cgroup.procs").empty()) return false;
   return true;
 }
 
@@ -444,26 +463,26 @@ bool populated(const std::string& dir) {
 }
 
 bool sweep_one(const std::string& dir) {
-  auto leaves = subdirectories(dir);
+  const std::vector<std::string> nested = below(dir);
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   bool v2 = exists(dir + "/cgroup.kill");
   // Processes we cannot see (another pid namespace's) are not listed: a
   // populated v2 directory that lists none belongs to a supervisor outside
   // our pid namespace, whose pid only looks dead from here. Leave it.
-  if (v2 && populated(dir) && all_empty(dir, leaves)) return false;
-  while (!all_empty(dir, leaves)) {
+  if (v2 && populated(dir) && all_empty(dir, nested)) return false;
+  while (!all_empty(dir, nested)) {
     if (std::chrono::steady_clock::now() > until) return false;
     if (v2) {
       write_file(dir + "/cgroup.kill", "1");
     } else {
       // v1: SIGKILL every listed pid; pids.max bounds a tree that forks on.
       for (pid_t pid : listed_pids(dir + "/cgroup.procs")) ::kill(pid, SIGKILL);
-      for (const auto& leaf : leaves)
-        for (pid_t pid : listed_pids(dir + "/" + leaf + "/cgroup.procs")) ::kill(pid, SIGKILL);
+      for (const auto& path : nested)
+        for (pid_t pid : listed_pids(path + "/cgroup.procs")) ::kill(pid, SIGKILL);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));  // exits are asynchronous
   }
-  for (const auto& leaf : leaves) ::rmdir((dir + "/" + leaf).c_str());
+  for (const auto& path : nested) ::rmdir(path.c_str());
   return ::rmdir(dir.c_str()) == 0;
 }
 

@@ -233,6 +233,46 @@ TEST(Limits, ASweepKillsWhatADeadSupervisorLeft) {
   ::waitpid(sleeper, nullptr, WNOHANG);
 }
 
+// A command that ran corral itself left a corral-P-N of its own inside its
+// leaf: the sweep removes the whole tree, deepest first (a cgroup with a
+// child cannot be removed, so a sweep of the leaves alone left the tree,
+// and every later supervisor scanned it again, for good).
+TEST(Limits, ASweepRemovesCgroupsNestedInADeadSupervisorsLeaves) {
+  TempDir dir;
+  ReadyFifo ready(dir);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    SupervisorOptions options;
+    options.deadline = 100s;
+    Supervisor supervisor(options);
+    try {
+      supervisor.run(
+          limited("echo up >" + ready.path() + "; sleep 1000", ResourceLimits{64, {}, {}}));
+    } catch (...) {
+    }
+    ::_exit(1);
+  }
+  ASSERT_TRUE(ready.wait());
+  ::kill(child, SIGKILL);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  const std::vector<std::string> left = corral_directories(child);
+  ASSERT_FALSE(left.empty());
+  int nested = 0;
+  for (const auto& parent : left) {
+    std::error_code ec;
+    for (const auto& leaf : std::filesystem::directory_iterator(parent, ec)) {
+      if (!leaf.is_directory()) continue;
+      const auto inner = leaf.path() / "corral-999999-0" / "run-0";
+      if (std::filesystem::create_directories(inner, ec)) ++nested;
+    }
+  }
+  ASSERT_GT(nested, 0);
+
+  { Supervisor sweeper; }
+  EXPECT_TRUE(corral_directories(child).empty());
+}
+
 TEST(Limits, LeavesAreReusedUpToSlots) {
   SupervisorOptions options;
   options.slots = 2;
