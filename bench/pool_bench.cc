@@ -128,21 +128,32 @@ void BM_PoolThroughput(benchmark::State& state, const Workload& workload) {
 }
 
 // Memory of an idle worker after it served one execution of each workload.
-// Where the kernel allows a pid namespace the worker is two processes (a
-// small reaper and the worker proper); both are counted. RSS counts shared
-// library pages in each process; PSS divides them among their sharers.
-std::pair<double, double> rss_and_pss_bytes(const std::string& pid) {
+// Where the kernel allows a pid namespace the worker is two processes: the
+// reaper (the process the pool started, which forked the worker into the
+// namespace and waits) and the worker proper. RSS counts a shared page in
+// each process that maps it, and the reaper shares nearly all of its pages
+// with the worker (the libraries both loaded before the fork), so the sum
+// of the two RSS counts most pages twice. rss_MiB is what the pair holds
+// resident: the worker's RSS plus the pages only the reaper maps.
+struct Footprint {
+  double rss = 0, pss = 0, private_bytes = 0;
+};
+
+Footprint footprint_of(const std::string& pid) {
   std::ifstream rollup("/proc/" + pid + "/smaps_rollup");
   std::string key;
-  double kib = 0, rss = 0, pss = 0;
+  double kib = 0;
   std::string unit;
+  Footprint out;
   while (rollup >> key) {
     if (key == "Rss:" && rollup >> kib >> unit)
-      rss = kib * 1024;
+      out.rss = kib * 1024;
     else if (key == "Pss:" && rollup >> kib >> unit)
-      pss = kib * 1024;
+      out.pss = kib * 1024;
+    else if ((key == "Private_Clean:" || key == "Private_Dirty:") && rollup >> kib >> unit)
+      out.private_bytes += kib * 1024;
   }
-  return {rss, pss};
+  return out;
 }
 
 void BM_IdleWorkerMemory(benchmark::State& state) {
@@ -152,18 +163,24 @@ void BM_IdleWorkerMemory(benchmark::State& state) {
     if (event.kind == pool::Event::Kind::worker_started) pid = event.pid;
   });
   for (const Workload& workload : load_workloads()) pool.execute(request_for(workload));
-  std::pair<double, double> spawned, child{0, 0};
+  Footprint spawned, child;
   for (auto _ : state) {
     const std::string p = std::to_string(pid);
-    spawned = rss_and_pss_bytes(p);
+    spawned = footprint_of(p);
     std::ifstream children("/proc/" + p + "/task/" + p + "/children");
     std::string c;
-    if (children >> c) child = rss_and_pss_bytes(c);
+    if (children >> c) child = footprint_of(c);
   }
   constexpr double MiB = 1 << 20;
-  state.counters["rss_MiB"] = (spawned.first + child.first) / MiB;
-  state.counters["pss_MiB"] = (spawned.second + child.second) / MiB;
-  state.counters["reaper_rss_MiB"] = child.first > 0 ? spawned.first / MiB : 0;
+  const bool reaped = child.rss > 0;  // else the spawned process is the worker
+  const Footprint& worker = reaped ? child : spawned;
+  const double reaper_only = reaped ? spawned.private_bytes : 0;
+  state.counters["rss_MiB"] = (worker.rss + reaper_only) / MiB;
+  state.counters["worker_rss_MiB"] = worker.rss / MiB;
+  state.counters["pss_MiB"] = (spawned.pss + child.pss) / MiB;
+  state.counters["reaper_rss_MiB"] = reaped ? spawned.rss / MiB : 0;
+  state.counters["reaper_private_MiB"] = reaper_only / MiB;
+  state.counters["rss_sum_MiB"] = (spawned.rss + child.rss) / MiB;
 }
 BENCHMARK(BM_IdleWorkerMemory)->Iterations(1);
 
