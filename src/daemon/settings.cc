@@ -70,8 +70,13 @@ Kind port(std::uint16_t Settings::*field) {
           "PORT"};
 }
 
-Kind size(std::uint64_t Settings::*field) {
-  return {[field](const std::string& text, const std::string& what, Settings& s) {
+// Sizes: at least 1 byte; `zero_disables` also accepts "0" (or "off").
+Kind size(std::uint64_t Settings::*field, bool zero_disables = false) {
+  return {[field, zero_disables](const std::string& text, const std::string& what, Settings& s) {
+            if (zero_disables && (text == "0" || text == "off")) {
+              s.*field = 0;
+              return;
+            }
             const std::optional<std::uint64_t> bytes = core::parse_size(text, what);
             if (!bytes) throw std::invalid_argument(what + ": must be a size, not \"none\"");
             s.*field = *bytes;
@@ -297,7 +302,7 @@ void declare_pool(Declare& add, const Settings& d) {
   add("retire-on-growth",
       "Growth of a worker's private memory, from the least it held after a run, past which it is "
       "replaced (0: never)",
-      "64MiB", size(&Settings::retire_on_growth));
+      "64MiB", size(&Settings::retire_on_growth, true));
 }
 
 void declare_run_bounds(Declare& add, const Settings& d) {

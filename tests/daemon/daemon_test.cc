@@ -736,13 +736,16 @@ TEST(Stop, SigtermUnderLoadFinishesRunsAndExitsZero) {
 }
 
 TEST(Stop, AStopThatOutlivesItsGraceExitsNonZeroAndSaysWhatWasRunning) {
-  // A worker that says it is ready, never answers and ignores SIGTERM.
+  // A worker that says it is ready, never answers and ignores SIGTERM. It
+  // leaves once the daemon is gone (a real worker dies with it through
+  // PR_SET_PDEATHSIG, which a script cannot set), or every run of this
+  // test would leave a shell looping on the machine for good.
   const std::string script = testing::TempDir() + "/stubborn_worker.sh";
   {
     std::ofstream out(script);
     out << "#!/bin/bash\ntrap '' TERM\n"
            "printf '\\x00\\x00\\x00\\x1f{\"t\":\"ready\",\"protections\":{}}' >&3\n"
-           "while :; do sleep 0.2; done\n";
+           "while kill -0 $PPID 2>/dev/null; do sleep 0.2; done\n";
   }
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
   Daemon d({"--worker", script, "--shutdown-delay", "500ms", "--shutdown-grace", "1s",

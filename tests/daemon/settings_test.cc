@@ -50,6 +50,27 @@ TEST(Settings, FlagBeatsEnvironmentBeatsDefault) {
                                       "--max-queue is 42, from the environment."}));
 }
 
+// Retirement: by growth (a size, 0 turns it off) with a count as backstop,
+// both reaching the pool.
+TEST(Settings, RetirementByGrowthTakesASizeOrZero) {
+  Parsed defaults = parse({});
+  ASSERT_TRUE(defaults.settings) << defaults.errors.at(0);
+  EXPECT_EQ(defaults.settings->retire_after_executions, 10'000u);
+  EXPECT_EQ(defaults.settings->retire_on_growth, std::uint64_t{64} << 20);
+  EXPECT_EQ(to_server_options(*defaults.settings).pool.retire_on_growth, std::uint64_t{64} << 20);
+  Parsed off = parse({"--retire-on-growth", "0"});
+  ASSERT_TRUE(off.settings) << off.errors.at(0);
+  EXPECT_EQ(to_server_options(*off.settings).pool.retire_on_growth, 0u);
+  Parsed env = parse({}, {{"CORRAL_RETIRE_ON_GROWTH", "128MiB"}});
+  ASSERT_TRUE(env.settings) << env.errors.at(0);
+  EXPECT_EQ(env.settings->retire_on_growth, std::uint64_t{128} << 20);
+  Parsed bad = parse({"--retire-on-growth", "lots"});
+  ASSERT_FALSE(bad.settings);
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_EQ(bad.errors[0].rfind("--retire-on-growth or CORRAL_RETIRE_ON_GROWTH: ", 0), 0u)
+      << bad.errors[0];
+}
+
 TEST(Settings, EveryProblemAtOnceNamingBothSpellings) {
   Parsed p = parse({"--max-workers", "0", "--max-queue", "0", "--timeout", "0"},
                    {{"CORRAL_RETIRE_AFTER", "0"},
