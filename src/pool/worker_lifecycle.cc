@@ -2,9 +2,8 @@
 //
 // Spawn (with its start timeout), retirement (by memory growth, or spread
 // over 90-100% of retire_after_executions with a standby successor started
-// ahead), polite stop
-// and kill, which failure a dying worker's runs get, reaping through the
-// pidfd, and the pool's drain and shutdown.
+// ahead), polite stop and kill, which failure a dying worker's runs get,
+// reaping through the pidfd, and the pool's drain and shutdown.
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
