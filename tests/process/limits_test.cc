@@ -198,24 +198,28 @@ TEST(Limits, HalfACpuHalvesABusyLoop) {
   }
 }
 
+// A forked child that supervises `script` (with a pids limit, so it gets
+// cgroups) until it is killed: the supervisor a test then lets die.
+pid_t fork_a_supervisor(const std::string& script) {
+  const pid_t child = ::fork();
+  if (child != 0) return child;
+  SupervisorOptions options;
+  options.deadline = 100s;
+  Supervisor supervisor(options);
+  try {
+    supervisor.run(limited(script, ResourceLimits{64, {}, {}}));
+  } catch (...) {
+  }
+  ::_exit(1);
+}
+
 TEST(Limits, ASweepKillsWhatADeadSupervisorLeft) {
   TempDir dir;
   ReadyFifo ready(dir);
   std::string pid_file = dir.file("sleep.pid");
-  pid_t child = ::fork();
+  const pid_t child = fork_a_supervisor("setsid sleep 1000 & echo $! >" + pid_file + "; echo up >" +
+                                        ready.path() + "; wait");
   ASSERT_GE(child, 0);
-  if (child == 0) {
-    SupervisorOptions options;
-    options.deadline = 100s;
-    Supervisor supervisor(options);
-    try {
-      supervisor.run(limited(
-          "setsid sleep 1000 & echo $! >" + pid_file + "; echo up >" + ready.path() + "; wait",
-          ResourceLimits{64, {}, {}}));
-    } catch (...) {
-    }
-    ::_exit(1);
-  }
   ASSERT_TRUE(ready.wait());
   auto pids = testing::read_pids(pid_file);
   ASSERT_EQ(pids.size(), 1u);
@@ -240,19 +244,8 @@ TEST(Limits, ASweepKillsWhatADeadSupervisorLeft) {
 TEST(Limits, ASweepRemovesCgroupsNestedInADeadSupervisorsLeaves) {
   TempDir dir;
   ReadyFifo ready(dir);
-  pid_t child = ::fork();
+  const pid_t child = fork_a_supervisor("echo up >" + ready.path() + "; sleep 1000");
   ASSERT_GE(child, 0);
-  if (child == 0) {
-    SupervisorOptions options;
-    options.deadline = 100s;
-    Supervisor supervisor(options);
-    try {
-      supervisor.run(
-          limited("echo up >" + ready.path() + "; sleep 1000", ResourceLimits{64, {}, {}}));
-    } catch (...) {
-    }
-    ::_exit(1);
-  }
   ASSERT_TRUE(ready.wait());
   ::kill(child, SIGKILL);
   ASSERT_EQ(::waitpid(child, nullptr, 0), child);
