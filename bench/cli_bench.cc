@@ -10,6 +10,7 @@
 //   build/release/bench/cli_bench --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,11 @@ extern char** environ;
 namespace {
 
 std::string& manifest_path() {
+  static std::string path;
+  return path;
+}
+
+std::string& script_path() {
   static std::string path;
   return path;
 }
@@ -83,6 +89,67 @@ void BM_FrontStatusRefused(benchmark::State& state) {
 }
 BENCHMARK(BM_FrontStatusRefused)->UseRealTime();
 
+// A field of /proc/PID/status in kB ("VmRSS:  8552 kB"), 0 when missing.
+double status_kib(pid_t pid, const std::string& field) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
+  if (!f) return 0;
+  char line[256];
+  double value = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::string(line).rfind(field + ":", 0) == 0) value = std::atof(line + field.size() + 1);
+  }
+  std::fclose(f);
+  return value;
+}
+
+// The daemon's own memory (`corral serve`, workers apart): right after it
+// serves, and after one execution has gone through a worker. The front
+// links no engine, so this is a process without libnode.
+void BM_DaemonMemory(benchmark::State& state) {
+  int out[2];
+  if (pipe(out) != 0) return state.SkipWithError("pipe");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> args = {CORRAL_BINARY, "serve", "--port", "0", "--no-admin"};
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (rc != 0) return state.SkipWithError("posix_spawn corral serve");
+  std::string banner;
+  char c;
+  while (banner.find("/ (probes") == std::string::npos && read(out[0], &c, 1) == 1) banner += c;
+  const std::size_t at = banner.find("ws://");
+  const std::size_t end = banner.find("/ (probes");
+  double idle = 0, after_run = 0, file = 0;
+  for (auto _ : state) {
+    idle = status_kib(pid, "VmRSS");
+    if (at == std::string::npos || end == std::string::npos ||
+        !spawn_and_wait(
+            {CORRAL_BINARY, "exec", "--server", banner.substr(at, end + 1 - at), script_path()},
+            0)) {
+      state.SkipWithError("corral exec through the daemon failed");
+      break;
+    }
+    after_run = status_kib(pid, "VmRSS");
+    file = status_kib(pid, "RssFile");
+  }
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  close(out[0]);
+  state.counters["rss_MiB"] = after_run / 1024;
+  state.counters["idle_rss_MiB"] = idle / 1024;
+  state.counters["file_rss_MiB"] = file / 1024;
+}
+BENCHMARK(BM_DaemonMemory)->Iterations(1)->UseRealTime();
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,10 +160,16 @@ int main(int argc, char** argv) {
     std::fputs("corral: 1\nname: t\nexecutable: /bin/true\ncommands:\n  - name: \"true\"\n", f);
     std::fclose(f);
   }
+  script_path() = std::string(dir) + "/run.js";
+  if (FILE* f = std::fopen(script_path().c_str(), "w")) {
+    std::fputs("console.log('hi'); 6 * 7\n", f);
+    std::fclose(f);
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::remove(manifest_path().c_str());
+  std::remove(script_path().c_str());
   ::rmdir(dir);
   return 0;
 }

@@ -13,7 +13,8 @@
 # isolated-vm baseline (server_bench against both, every standard workload on
 # 1 and 4 connections), the server with its default retirement, none and a
 # bare count of 1,000, one worker against two on `compute`, an idle worker's
-# memory (pool_bench) and a process start (cli_bench). The table takes the
+# memory (pool_bench), a process start and the daemon's own memory
+# (cli_bench). The table takes the
 # median of each figure over the rounds, so a neighbour's burst moves one
 # round, not the ratio. Every run of every
 # benchmark compiles a source it has not seen (bench/unique_source.hpp).
@@ -126,11 +127,12 @@ PY
     2> /dev/null > "$out/idle.json"
   record idle_worker_rss_mib "$(json_field 'd["benchmarks"][0]["rss_MiB"]' < "$out/idle.json")"
 
-  "$build/bench/cli_bench" --benchmark_filter='BM_RawPosixSpawnTrue|BM_FrontCallTrue' \
+  "$build/bench/cli_bench" --benchmark_filter='BM_RawPosixSpawnTrue|BM_FrontCallTrue|BM_DaemonMemory' \
     --benchmark_min_time=1 --benchmark_format=json 2> /dev/null > "$out/cli.json"
   us='{"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6}[b["time_unit"]]'
   record spawn_true_us "$(json_field "[b['real_time'] * $us for b in d['benchmarks'] if b['name'].startswith('BM_RawPosixSpawnTrue')][0]" < "$out/cli.json")"
   record call_true_us "$(json_field "[b['real_time'] * $us for b in d['benchmarks'] if b['name'].startswith('BM_FrontCallTrue')][0]" < "$out/cli.json")"
+  record daemon_rss_mib "$(json_field "[b['rss_MiB'] for b in d['benchmarks'] if b['name'].startswith('BM_DaemonMemory')][0]" < "$out/cli.json")"
 done
 echo "compare.sh: ended $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
@@ -190,6 +192,9 @@ row("compute 4 conns, 2 workers / 1 worker (runs/s)", "compute_2w_rate", "comput
     (">=", 1.8))
 med["thirty_mib"] = 30.0
 row("idle worker RSS (MiB) / 30 MiB", "idle_worker_rss_mib", "thirty_mib", ("<=", 1.0))
+med["twenty_mib"] = 20.0
+row("daemon RSS after a run, workers apart (MiB) / 20 MiB", "daemon_rss_mib", "twenty_mib",
+    ("<=", 1.0))
 row("`corral call /bin/true` / posix_spawn + wait of /bin/true (us)", "call_true_us",
     "spawn_true_us", ("<=", 2.0))
 

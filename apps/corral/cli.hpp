@@ -3,9 +3,10 @@
 // subcommand uses. Nothing here links an engine.
 //
 // corral is two executables (apps/corral/README.md): bin/corral, the front
-// (tools, call, exec, status, maintenance: no V8, no mruby, so it starts in
-// milliseconds), which hands the commands that run guests (run, serve,
-// check, mcp, worker) to libexec/corral/corral-engine by exec.
+// (tools, call, exec, status, maintenance, and serve, check and mcp, which
+// run guests only in workers: no V8, no mruby, so it starts in milliseconds
+// and the daemon maps no engine), which hands the commands that run guests
+// in its own process (run, worker) to libexec/corral/corral-engine by exec.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -59,9 +60,6 @@ struct EngineCommand {
 };
 inline constexpr EngineCommand kEngineCommands[] = {
     {"run", "Run a JavaScript or Ruby file (or - for stdin) in the sandbox"},
-    {"serve", "Run the executor daemon (WebSocket protocol, probes, metrics, admin listener)"},
-    {"check", "Run one execution end to end and report what this machine enforces"},
-    {"mcp", "Serve MCP on stdin/stdout: code mode (execute) and bound commands as tools"},
     {"worker", "Serve a worker pool over an inherited socket (internal)", true},
 };
 // The engine command called `name`, or nullptr when it is none.

@@ -7,11 +7,11 @@
 
 #include <cstdio>
 
+#include "commands.hpp"
 #include "corral/mcp.hpp"
 #include "corral/pool.hpp"
 #include "daemon/log.hpp"
 #include "daemon/settings.hpp"
-#include "engine.hpp"
 
 namespace corral::app {
 
@@ -49,7 +49,7 @@ int serve_mcp(const daemon::SettingsParser& parser) {
 }  // namespace
 
 void add_mcp_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("mcp", engine_command_description("mcp"));
+  auto* cmd = app.add_subcommand("mcp", find_daemon_command("mcp")->description);
   auto settings = std::make_shared<daemon::SettingsParser>(*cmd);
   cmd->callback([&action, settings] { action = [settings] { return serve_mcp(*settings); }; });
 }

@@ -1,5 +1,5 @@
 // `corral serve`: the daemon. `corral check`: can this machine serve?
-// (corral-engine: both run guests.)
+// (bin/corral: both run guests only in corral-engine workers.)
 #include <signal.h>
 
 #include <atomic>
@@ -8,13 +8,14 @@
 #include <system_error>
 #include <thread>
 
+#include "commands.hpp"
 #include "core/json.hpp"
 #include "corral/process.hpp"
 #include "daemon/check.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/log.hpp"
 #include "daemon/settings.hpp"
-#include "engine.hpp"
+#include "engine_path.hpp"
 #include "pool/lockdown.hpp"
 
 namespace corral::app {
@@ -33,6 +34,14 @@ std::optional<daemon::Settings> parse_settings(const daemon::SettingsParser& par
     warnings.clear();
   }
   for (const std::string& e : errors) std::fprintf(stderr, "corral: %s\n", e.c_str());
+  if (settings && settings->worker.empty()) {
+    std::string error;
+    settings->worker = find_engine(error);
+    if (settings->worker.empty()) {
+      std::fprintf(stderr, "corral: unavailable: %s\n", error.c_str());
+      return std::nullopt;
+    }
+  }
   return settings;
 }
 
@@ -183,13 +192,20 @@ int check(const daemon::SettingsParser& parser, bool as_json) {
 
 }  // namespace
 
+const DaemonCommand* find_daemon_command(std::string_view name) {
+  for (const DaemonCommand& command : kDaemonCommands) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
 void add_serve_commands(CLI::App& app, Action& action) {
-  auto* serve_cmd = app.add_subcommand("serve", engine_command_description("serve"));
+  auto* serve_cmd = app.add_subcommand("serve", find_daemon_command("serve")->description);
   auto serve_settings = std::make_shared<daemon::SettingsParser>(*serve_cmd);
   serve_cmd->callback(
       [&action, serve_settings] { action = [serve_settings] { return serve(*serve_settings); }; });
 
-  auto* check_cmd = app.add_subcommand("check", engine_command_description("check"));
+  auto* check_cmd = app.add_subcommand("check", find_daemon_command("check")->description);
   auto check_settings = std::make_shared<daemon::SettingsParser>(*check_cmd);
   auto as_json = std::make_shared<bool>(false);
   check_cmd->add_flag("--json", *as_json, "Print one JSON object");

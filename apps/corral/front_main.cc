@@ -1,9 +1,10 @@
-// bin/corral: the front. It runs the commands that need no guest engine
-// itself (tools, call, exec, status, maintenance) and execs corral-engine
-// for those that do (run, serve, check, mcp, worker), with the same argv:
-// the engine's pid, signals and exit status are the command's. So `corral
-// call` and `corral exec` never load libnode (~25 ms a process, measured in
-// BENCHMARKS.md).
+// bin/corral: the front. It runs the commands that need no guest engine in
+// its own process itself (tools, call, exec, status, maintenance, and serve,
+// check and mcp, whose guests run in corral-engine workers) and execs
+// corral-engine for those that do (run, worker), with the same argv: the
+// engine's pid, signals and exit status are the command's. So `corral call`
+// never loads libnode (~25 ms a process, measured in BENCHMARKS.md), and the
+// daemon, the process that faces the network, maps no V8, ICU or OpenSSL.
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,18 +14,7 @@
 #include <string_view>
 
 #include "commands.hpp"
-#include "core/companion.hpp"
-
-// The build tree and the install prefix (apps/corral/CMakeLists.txt).
-#ifndef CORRAL_ENGINE_BUILD_DIR
-#define CORRAL_ENGINE_BUILD_DIR ""
-#endif
-#ifndef CORRAL_ENGINE_BUILD_PATH
-#define CORRAL_ENGINE_BUILD_PATH ""
-#endif
-#ifndef CORRAL_ENGINE_INSTALL_PATH
-#define CORRAL_ENGINE_INSTALL_PATH ""
-#endif
+#include "engine_path.hpp"
 
 namespace corral::app {
 namespace {
@@ -32,10 +22,7 @@ namespace {
 // Replaces this process with corral-engine; returns only when it cannot.
 int exec_engine(char** argv) {
   std::string error;
-  const std::string engine =
-      core::find_companion({"corral-engine", nullptr, CORRAL_ENGINE_BUILD_DIR,
-                            CORRAL_ENGINE_BUILD_PATH, CORRAL_ENGINE_INSTALL_PATH},
-                           error);
+  const std::string engine = find_engine(error);
   if (engine.empty()) {
     std::fprintf(stderr, "corral: unavailable: %s\n", error.c_str());
     return kExitFailure;
@@ -55,20 +42,35 @@ void add_engine_command(CLI::App& app, std::string_view name) {
   if (command->hidden) sub->group("");
 }
 
+// A daemon command listed by its description only (commands.hpp says why).
+void list_daemon_command(CLI::App& app, std::string_view name) {
+  app.add_subcommand(find_daemon_command(name)->name, find_daemon_command(name)->description)
+      ->allow_extras();
+}
+
 }  // namespace
 }  // namespace corral::app
 
 int main(int argc, char** argv) {
   using namespace corral::app;
   if (argc > 1 && find_engine_command(argv[1])) return exec_engine(argv);
-  return run_cli(argc, argv, [](CLI::App& app, Action& action) {
+  const bool daemon = argc > 1 && find_daemon_command(argv[1]);
+  return run_cli(argc, argv, [daemon](CLI::App& app, Action& action) {
     add_engine_command(app, "run");
     add_command_commands(app, action);
     add_exec_command(app, action);
     add_engine_command(app, "worker");
-    add_engine_command(app, "serve");
-    add_engine_command(app, "check");
+    if (daemon) {
+      add_serve_commands(app, action);
+    } else {
+      list_daemon_command(app, "serve");
+      list_daemon_command(app, "check");
+    }
     add_admin_commands(app, action);
-    add_engine_command(app, "mcp");
+    if (daemon) {
+      add_mcp_command(app, action);
+    } else {
+      list_daemon_command(app, "mcp");
+    }
   });
 }

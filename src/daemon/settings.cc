@@ -378,7 +378,7 @@ void declare_metrics_logging_and_worker(Declare& add, const Settings& d) {
   add("log-level", "debug, info, warn or error", d.log_level,
       one_of(&Settings::log_level, {"debug", "info", "warn", "error"}));
   add("log-format", "text or json (one JSON object a line)", "text", log_format());
-  add("worker", "Program started as `PROGRAM worker` for each worker", "this executable",
+  add("worker", "Program started as `PROGRAM worker` for each worker", "corral-engine",
       text(&Settings::worker, "PROGRAM"));
 }
 

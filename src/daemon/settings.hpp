@@ -66,7 +66,9 @@ struct Settings {
   bool metrics = true;
   std::string log_level = "info";
   LogFormat log_format = LogFormat::text;
-  // The program a worker runs as (`PROGRAM worker`); empty: this executable.
+  // The program a worker runs as (`PROGRAM worker`). bin/corral fills an
+  // empty one with corral-engine (apps/corral/engine_path.hpp); left empty,
+  // the pool starts this executable (pool::default_worker_command).
   std::string worker;
   // MCP (docs/mcp.md): `corral mcp` and /mcp on the executor port.
   bool mcp = true;                         // serve /mcp on the executor port

@@ -1,5 +1,6 @@
 // The `corral` command line as a Unix tool: exit statuses, usage errors,
 // --help, warnings about the environment. The real binary, real pipes.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -7,11 +8,15 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "process/spawned.hpp"
 
@@ -206,32 +211,121 @@ TEST(Cli, JsonNumbersPrintAsNumbers) {
   EXPECT_TRUE(contains(r.out, R"("wall_time":0.)")) << r.out;
 }
 
-// bin/corral hands `serve` to corral-engine by exec: the same pid, and a
-// process that still calls itself corral (ps, pgrep -x corral, pkill), whose
-// executable is the engine and which links libnode, unlike the front.
-TEST(Cli, TheEngineCommandsKeepThePidAndTheName) {
-  const corral::process::testing::Piped engine =
+std::string read_link(const std::string& path) {
+  char target[4096] = {};
+  const ssize_t n = readlink(path.c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : std::string();
+}
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string whole_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The pids whose parent is `parent` (from /proc/PID/stat's fourth field).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = first_line(entry.path().string() + "/stat");
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// bin/corral hands `run` to corral-engine by exec: the same pid, and a
+// process that still calls itself corral (ps, pgrep -x corral, pkill),
+// whose executable is the engine.
+TEST(Cli, RunIsHandedToTheEngineKeepingThePidAndTheName) {
+  int in[2];
+  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  const char* argv[] = {kCorral.c_str(), "run", "-", nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(
+      posix_spawn(&pid, kCorral.c_str(), &actions, nullptr, const_cast<char**>(argv), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in[0]);
+  // The engine reads the script from stdin, which stays open: the exec,
+  // then the engine naming itself as its main() starts, are the only
+  // changes /proc shows until then.
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::string exe = read_link(proc + "/exe");
+  std::string name = first_line(proc + "/comm");
+  while ((!contains(exe, "corral-engine") || name != "corral") &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    exe = read_link(proc + "/exe");
+    name = first_line(proc + "/comm");
+  }
+  EXPECT_TRUE(contains(exe, "corral-engine")) << exe;
+  EXPECT_EQ(name, "corral");
+  ASSERT_EQ(write(in[1], "1 + 1", 5), 5);
+  close(in[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// The daemon is the front itself: the process that faces the network maps
+// no V8 (nor the ICU and OpenSSL libnode brings). Its guests run in workers,
+// which are corral-engine, still named corral.
+TEST(Cli, TheDaemonMapsNoEngineAndItsWorkersAreTheEngine) {
+  const corral::process::testing::Piped daemon =
       corral::process::testing::spawn_piped({kCorral, "serve", "--port", "0", "--no-admin"});
-  const pid_t pid = engine.pid;
+  const pid_t pid = daemon.pid;
   ASSERT_GT(pid, 0);
-  // The banner is printed once the engine serves: the exec has happened.
   std::string banner;
   char c;
-  while (banner.find("executor on") == std::string::npos && read(engine.out, &c, 1) == 1)
-    banner += c;
-  ASSERT_TRUE(contains(banner, "corral serve: executor on")) << banner;
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  EXPECT_EQ(name, "corral");
-  char exe[4096] = {};
-  ASSERT_GT(readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof exe - 1), 0);
-  EXPECT_TRUE(contains(exe, "corral-engine")) << exe;
+  while (banner.find("/ (probes") == std::string::npos && read(daemon.out, &c, 1) == 1) banner += c;
+  ASSERT_TRUE(contains(banner, "corral serve: executor on ws://")) << banner;
+  const std::size_t at = banner.find("ws://");
+  const std::string url = banner.substr(at, banner.find("/ (probes") + 1 - at);
+  // One execution through the executor, so a worker has run a guest.
+  const Ran ran = corral("exec --server " + url + " -", "", "6 * 7");
+  EXPECT_EQ(ran.status, 0) << ran.err;
+  EXPECT_TRUE(contains(ran.out, "42")) << ran.out;
+
+  const std::string proc = "/proc/" + std::to_string(pid);
+  EXPECT_EQ(read_link(proc + "/exe"), kCorral);
+  EXPECT_EQ(first_line(proc + "/comm"), "corral");
+  const std::string maps = whole_file(proc + "/maps");
+  EXPECT_FALSE(contains(maps, "libnode")) << maps;
+  EXPECT_FALSE(contains(maps, "libcrypto")) << maps;
+  int engines = 0;
+  for (pid_t child : children_of(pid)) {
+    const std::string child_proc = "/proc/" + std::to_string(child);
+    if (!contains(read_link(child_proc + "/exe"), "corral-engine")) continue;
+    ++engines;
+    EXPECT_EQ(first_line(child_proc + "/comm"), "corral");
+    EXPECT_TRUE(contains(whole_file(child_proc + "/maps"), "libnode"));
+  }
+  EXPECT_GE(engines, 1);
   kill(pid, SIGTERM);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  close(engine.out);
+  close(daemon.out);
 }
 
 }  // namespace
