@@ -184,6 +184,29 @@ void BM_IdleWorkerMemory(benchmark::State& state) {
 }
 BENCHMARK(BM_IdleWorkerMemory)->Iterations(1);
 
+// A worker's start, whole: a pool of one made, its worker spawned and
+// started (V8, the snapshot, the warm-up runs, the pages only starting
+// needed given back, the lockdown), two trivial runs, the pool stopped. What
+// a successor or a scaled-up daemon pays per worker. `p50_us` is the second
+// run alone: what a guest of a new worker pays once it is serving (the first
+// run also waits for the start).
+void BM_WorkerStartAndFirstRun(benchmark::State& state) {
+  std::vector<double> second;
+  for (auto _ : state) {
+    pool::WorkerPool pool(pool_options(1));
+    pool::Request request;
+    request.code = unique_source("async () => 1 + 1");
+    pool.execute(std::move(request));
+    request = pool::Request{};
+    request.code = unique_source("async () => 1 + 1");
+    const auto started = Clock::now();
+    pool.execute(std::move(request));
+    second.push_back(std::chrono::duration<double, std::micro>(Clock::now() - started).count());
+  }
+  set_percentiles(state, second);
+}
+BENCHMARK(BM_WorkerStartAndFirstRun)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // How late past its timeout a worker answers a run that its own watchdog
 // must stop: what the pool's `grace` (the kill of a silent worker at
 // timeout + grace) has to cover. Each case is terminable (V8 or mruby

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "core/json.hpp"
+#include "pool/startup_pages.hpp"
 #include "sandbox/seccomp_policy.hpp"
 
 namespace corral::pool {
@@ -91,6 +92,9 @@ constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
   close_range_of(static_cast<unsigned>(alive_fd) + 1, ~0u);
   const struct rlimit no_core { 0, 0 };
   ::setrlimit(RLIMIT_CORE, &no_core);
+  // It runs a loop of a few libc calls from here on: libnode's and ICU's
+  // pages, faulted in before the fork, go back (startup_pages.hpp).
+  drop_startup_pages(false);
   sigset_t waited;
   sigemptyset(&waited);
   sigaddset(&waited, SIGCHLD);

@@ -23,6 +23,7 @@
 #include "corral/sandbox.hpp"
 #include "pool/frames.hpp"
 #include "pool/lockdown.hpp"
+#include "pool/startup_pages.hpp"
 #include "sandbox/engine.hpp"
 #include "sandbox/hosted.hpp"
 
@@ -416,6 +417,15 @@ int run_worker(const WorkerSettings& settings) {
     sandbox::Options ruby;
     ruby.language = sandbox::Language::ruby;
     sandbox::Hosted::make(ruby, sandbox::Hosting{false, {}})->eval("Time.at(0).to_s");
+  }
+
+  // What only starting needed goes back (startup_pages.hpp); one trivial
+  // run then faults back in what every run needs, so the first guest does
+  // not pay for it.
+  drop_startup_pages(true);
+  {
+    sandbox::Sandbox rewarm;
+    rewarm.execute("async () => 1 + 1");
   }
 
   if (settings.harden) {
