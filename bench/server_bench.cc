@@ -11,7 +11,8 @@
 // Each request carries a source no earlier one had (bench/unique_source.hpp).
 //
 //   server_bench [--url ws://HOST:PORT] [--seconds 3] [--many 16] [--workers 2]
-//                [--retire-after N] [--only WORKLOAD]
+//                [--executions-per-worker N] [--retire-after N] [--retire-on-growth BYTES]
+//                [--only WORKLOAD]
 //
 // Without --url it embeds a corral server (2 workers, real `corral worker`
 // processes, retired after --retire-after runs: the pool's default unless
@@ -168,6 +169,7 @@ int main(int argc, char** argv) {
   double seconds = 3;
   int many = 16;
   std::size_t workers = 2;
+  std::size_t executions_per_worker = 0;          // 0: the pool's default
   std::uint64_t retire_after = 0;                 // 0: the pool's default
   std::optional<std::uint64_t> retire_on_growth;  // bytes; none: the pool's default
   std::string only;
@@ -185,6 +187,8 @@ int main(int argc, char** argv) {
       many = std::stoi(next());
     } else if (arg == "--workers") {
       workers = std::stoul(next());
+    } else if (arg == "--executions-per-worker") {
+      executions_per_worker = std::stoul(next());
     } else if (arg == "--retire-after") {
       retire_after = std::stoull(next());
     } else if (arg == "--retire-on-growth") {
@@ -204,6 +208,7 @@ int main(int argc, char** argv) {
     corral::server::Options options;
     options.pool.worker_command = {CORRAL_BINARY, "worker"};
     options.pool.max_workers = workers;
+    if (executions_per_worker) options.pool.executions_per_worker = executions_per_worker;
     if (retire_after) options.pool.retire_after_executions = retire_after;
     if (retire_on_growth) options.pool.retire_on_growth = *retire_on_growth;
     server = std::make_unique<corral::server::Server>(std::move(options));
