@@ -439,7 +439,7 @@ CORRAL_CHILD_CODE int probe_main(void* arg) {
 
 }  // namespace
 
-FilesystemSupport probe_filesystem_support(bool in_user_namespace) {
+FilesystemSupport probe_filesystem_support(bool in_user_namespace, int also) {
   FilesystemSupport support;
   constexpr std::size_t kStack = 64 * 1024;
   void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
@@ -449,7 +449,7 @@ FilesystemSupport probe_filesystem_support(bool in_user_namespace) {
     return support;
   }
   ProbeResult result{0, 0};
-  const int flags = CLONE_NEWNS | CLONE_NEWPID | (in_user_namespace ? CLONE_NEWUSER : 0);
+  const int flags = CLONE_NEWNS | CLONE_NEWPID | (in_user_namespace ? CLONE_NEWUSER : 0) | also;
   const pid_t pid = ::clone(probe_main, static_cast<char*>(stack) + kStack,
                             flags | CLONE_VM | CLONE_VFORK | SIGCHLD, &result);
   if (pid < 0) {

@@ -111,6 +111,8 @@ struct FilesystemSupport {
   bool fresh_proc = false;
   std::string detail;  // why not, when not
 };
-FilesystemSupport probe_filesystem_support(bool in_user_namespace);
+// `also` adds clone flags (more namespaces) to the probe's child: a probe
+// that succeeds with them shows those namespaces can be made too.
+FilesystemSupport probe_filesystem_support(bool in_user_namespace, int also = 0);
 
 }  // namespace corral::process
