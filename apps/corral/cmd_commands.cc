@@ -22,6 +22,7 @@
 #include "commands.hpp"
 #include "core/envelope.hpp"
 #include "core/json.hpp"
+#include "core/units.hpp"
 #include "corral/bind.hpp"
 
 namespace corral::app {
@@ -122,11 +123,19 @@ class SignalCanceller {
 };
 
 int run_call(const std::string& manifest, const std::string& name, const std::string& input,
-             bool view_only) {
+             bool view_only, const std::string& timeout) {
+  process::RunOptions options;
+  try {
+    // Counted from here: what the caller waits for is the whole call.
+    if (auto t = core::parse_duration(timeout, "--timeout"))
+      options.deadline = process::Clock::now() + *t;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
+    return kExitUsage;
+  }
   std::unique_ptr<bind::Binding> binding = load_binding(manifest, !view_only);
   if (!binding) return 1;
   process::CancelSource cancel;
-  process::RunOptions options;
   options.cancel = cancel;
   try {
     SignalCanceller canceller(cancel);
@@ -160,6 +169,7 @@ void add_command_commands(CLI::App& app, Action& action) {
   auto name = std::make_shared<std::string>();
   auto input = std::make_shared<std::string>("{}");
   auto view_only = std::make_shared<bool>(false);
+  auto timeout = std::make_shared<std::string>("none");
   call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON)")
       ->required()
       ->type_name("FILE");
@@ -171,9 +181,12 @@ void add_command_commands(CLI::App& app, Action& action) {
   call->add_flag("--view", *view_only,
                  "Print only the output view {stdout,stderr,exitCode,truncated} instead of the "
                  "result envelope");
-  call->callback([&action, call_manifest, name, input, view_only] {
-    action = [call_manifest, name, input, view_only] {
-      return run_call(*call_manifest, *name, *input, *view_only);
+  call->add_option("--timeout", *timeout,
+                   "Wall-clock limit of the call (e.g. 5s, 250ms; none: the binding's own, 5 min)")
+      ->type_name("DURATION");
+  call->callback([&action, call_manifest, name, input, view_only, timeout] {
+    action = [call_manifest, name, input, view_only, timeout] {
+      return run_call(*call_manifest, *name, *input, *view_only, *timeout);
     };
   });
 }

@@ -258,5 +258,32 @@ TEST(CorralCli, SigtermCancelsARunningCallAndLeavesNothingBehind) {
   std::remove(manifest.c_str());
 }
 
+// --timeout bounds the whole call: the 30 s sleep ends as `timeout` long
+// before it would have finished, in the one failure envelope.
+TEST(CorralCli, TimeoutEndsACallAsTimeout) {
+  const std::string manifest = ::testing::TempDir() + "corral_sleep_timeout.yaml";
+  {
+    std::ofstream f(manifest);
+    f << "corral: 1\nname: s\nexecutable: /bin/sleep\ncommands:\n  - name: \"30\"\n";
+  }
+  const auto started = std::chrono::steady_clock::now();
+  Ran r = corral({"call", "--timeout", "300ms", "--manifest", manifest, "s_30", "{}"});
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(json::parse(r.out).at("failure").at("code"), "timeout") << r.out;
+  EXPECT_NE(r.err.find("corral: timeout: "), std::string::npos) << r.err;
+  EXPECT_LT(took, std::chrono::seconds(20));
+
+  // A duration corral cannot take is refused before anything is bound.
+  for (const char* bad : {"0", "abc", "1y"}) {
+    Ran refused = corral({"call", "--timeout", bad, "--manifest", manifest, "s_30", "{}"});
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_NE(refused.err.find("corral: invalid_request: --timeout"), std::string::npos)
+        << bad << ": " << refused.err;
+    EXPECT_EQ(refused.out, "") << bad;
+  }
+  std::remove(manifest.c_str());
+}
+
 }  // namespace
 }  // namespace corral::bind
