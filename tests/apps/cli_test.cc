@@ -15,10 +15,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "process/spawned.hpp"
+#include "process/test_util.hpp"
 
 namespace {
 
@@ -231,20 +230,14 @@ std::string whole_file(const std::string& path) {
   return text.str();
 }
 
-// The pids whose parent is `parent` (from /proc/PID/stat's fourth field).
+// The live pids whose parent is `parent`.
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = first_line(entry.path().string() + "/stat");
-    const std::size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == parent) out.push_back(std::stoi(name));
+    const pid_t pid = std::stoi(name);
+    if (corral::process::testing::parent_of(pid) == parent) out.push_back(pid);
   }
   return out;
 }
@@ -269,15 +262,14 @@ TEST(Cli, RunIsHandedToTheEngineKeepingThePidAndTheName) {
   // then the engine naming itself as its main() starts, are the only
   // changes /proc shows until then.
   const std::string proc = "/proc/" + std::to_string(pid);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  std::string exe = read_link(proc + "/exe");
-  std::string name = first_line(proc + "/comm");
-  while ((!contains(exe, "corral-engine") || name != "corral") &&
-         std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    exe = read_link(proc + "/exe");
-    name = first_line(proc + "/comm");
-  }
+  std::string exe, name;
+  corral::process::testing::eventually(
+      [&] {
+        exe = read_link(proc + "/exe");
+        name = first_line(proc + "/comm");
+        return contains(exe, "corral-engine") && name == "corral";
+      },
+      std::chrono::seconds(20));
   EXPECT_TRUE(contains(exe, "corral-engine")) << exe;
   EXPECT_EQ(name, "corral");
   ASSERT_EQ(write(in[1], "1 + 1", 5), 5);

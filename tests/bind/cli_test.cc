@@ -201,18 +201,6 @@ TEST(CorralCli, AMissingExecutableIsSetupErrorNamingIt) {
 
 // The parent of a live `pid` (from /proc/PID/stat, after the parenthesised
 // name, which may itself hold spaces and parentheses); nullopt once it is gone.
-std::optional<pid_t> parent_of(pid_t pid) {
-  if (!process::testing::alive(pid)) return std::nullopt;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const std::size_t close = stat.rfind(')');
-  int ppid = 0;
-  if (close == std::string::npos || std::sscanf(stat.c_str() + close + 1, " %*c %d", &ppid) != 1)
-    return std::nullopt;
-  return ppid;
-}
-
 // A live `sleep` process descended from `ancestor`, if one is running.
 std::optional<pid_t> sleeping_descendant(pid_t ancestor) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
@@ -222,7 +210,8 @@ std::optional<pid_t> sleeping_descendant(pid_t ancestor) {
     std::string command;
     if (!std::getline(comm, command) || command != "sleep") continue;
     const pid_t pid = std::stoi(name);
-    for (std::optional<pid_t> up = parent_of(pid); up && *up > 1; up = parent_of(*up)) {
+    for (std::optional<int> up = process::testing::parent_of(pid); up && *up > 1;
+         up = process::testing::parent_of(*up)) {
       if (*up == ancestor) return pid;
     }
   }

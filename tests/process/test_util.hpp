@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -76,6 +77,19 @@ inline bool alive(int pid) {
   if (close == std::string::npos || close + 2 >= line.size()) return false;
   char state = line[close + 2];
   return state != 'Z' && state != 'X';
+}
+
+// The parent of a live `pid` (from /proc/PID/stat), nullopt when it is gone.
+inline std::optional<int> parent_of(int pid) {
+  if (!alive(pid)) return std::nullopt;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const std::size_t close = stat.rfind(')');
+  int ppid = 0;
+  if (close == std::string::npos || std::sscanf(stat.c_str() + close + 1, " %*c %d", &ppid) != 1)
+    return std::nullopt;
+  return ppid;
 }
 
 // Pids written one per line to `path` by a script.
