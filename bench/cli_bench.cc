@@ -34,19 +34,31 @@ std::string& script_path() {
   return path;
 }
 
-// Runs argv with stdio on /dev/null; false if it did not exit `expected`.
-bool spawn_and_wait(const std::vector<std::string>& args, int expected) {
+// Starts argv with stdin and stderr on /dev/null, stdout on `stdout_fd` (or
+// /dev/null when -1); its pid, or -1.
+pid_t spawn(const std::vector<std::string>& args, int stdout_fd = -1) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  for (int fd : {0, 1, 2})
-    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (stdout_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  }
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return false;
+  return rc == 0 ? pid : -1;
+}
+
+// Runs argv with stdio on /dev/null; false if it did not exit `expected`.
+bool spawn_and_wait(const std::vector<std::string>& args, int expected) {
+  const pid_t pid = spawn(args);
+  if (pid < 0) return false;
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return false;
   return WIFEXITED(status) && WEXITSTATUS(status) == expected;
@@ -107,22 +119,10 @@ double status_kib(pid_t pid, const std::string& field) {
 // links no engine, so this is a process without libnode.
 void BM_DaemonMemory(benchmark::State& state) {
   int out[2];
-  if (pipe(out) != 0) return state.SkipWithError("pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> args = {CORRAL_BINARY, "serve", "--port", "0", "--no-admin"};
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  if (pipe2(out, O_CLOEXEC) != 0) return state.SkipWithError("pipe");
+  const pid_t pid = spawn({CORRAL_BINARY, "serve", "--port", "0", "--no-admin"}, out[1]);
   close(out[1]);
-  if (rc != 0) return state.SkipWithError("posix_spawn corral serve");
+  if (pid < 0) return state.SkipWithError("posix_spawn corral serve");
   std::string banner;
   char c;
   while (banner.find("/ (probes") == std::string::npos && read(out[0], &c, 1) == 1) banner += c;
