@@ -13,7 +13,7 @@
 # isolated-vm baseline (server_bench against both, every standard workload on
 # 1 and 4 connections), the server with its default retirement, none and a
 # bare count of 1,000, one worker against two on `compute`, an idle worker's
-# memory (pool_bench), a process start and the daemon's own memory
+# memory and a thread hand-off (pool_bench), a process start and the daemon's own memory
 # (cli_bench). The table takes the
 # median of each figure over the rounds, so a neighbour's burst moves one
 # round, not the ratio. Every run of every
@@ -126,6 +126,9 @@ PY
   "$build/bench/pool_bench" --benchmark_filter='BM_IdleWorkerMemory' --benchmark_format=json \
     2> /dev/null > "$out/idle.json"
   record idle_worker_rss_mib "$(json_field 'd["benchmarks"][0]["rss_MiB"]' < "$out/idle.json")"
+  "$build/bench/pool_bench" --benchmark_filter='BM_ThreadHandOff' --benchmark_format=json \
+    2> /dev/null > "$out/handoff.json"
+  record handoff_us "$(json_field 'd["benchmarks"][0]["handoff_us"]' < "$out/handoff.json")"
 
   "$build/bench/cli_bench" --benchmark_filter='BM_RawPosixSpawnTrue|BM_FrontCallTrue|BM_DaemonMemory' \
     --benchmark_min_time=1 --benchmark_format=json 2> /dev/null > "$out/cli.json"
@@ -182,6 +185,12 @@ if "corral_tools_1_p50_us" in med and "corral_trivial_1_p50_us" in med:
     med["fifty_us"] = 50.0
     row("tool call over the bridge, added us per call at 1 conn / 50 us", "corral_tool_call_us",
         "fifty_us", ("<=", 1.0))
+if "handoff_us" in med:
+    # The bridge's path crosses seven thread hand-offs (bench/pool_bench.cc
+    # BM_ThreadHandOff): what they alone cost on this machine.
+    med["seven_handoffs_us"] = 7 * med["handoff_us"]
+    row("tool call over the bridge (us) / seven thread hand-offs on this machine",
+        "corral_tool_call_us", "seven_handoffs_us", None)
 row("server tools, 4 conns / 1 conn (runs/s)", "corral_tools_4_rate", "corral_tools_1_rate",
     (">=", 3.0))
 row("default retirement / none, trivial 4 conns, runs/s", "retire_default_rate",

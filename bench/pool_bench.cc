@@ -21,6 +21,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "core/json.hpp"
 #include "corral/pool.hpp"
 #include "corral/sandbox.hpp"
@@ -183,6 +186,45 @@ void BM_IdleWorkerMemory(benchmark::State& state) {
   state.counters["rss_sum_MiB"] = (spawned.rss + child.rss) / MiB;
 }
 BENCHMARK(BM_IdleWorkerMemory)->Iterations(1);
+
+// The machine's price of one thread hand-off: two threads bouncing a byte
+// over a Unix socketpair, blocking in read() as the pool's and the
+// worker's threads block in epoll or a condition variable. A tool call
+// over the bridge crosses seven such hand-offs (worker runner -> pool thread
+// -> server io thread -> caller -> io thread -> pool thread -> worker main
+// thread -> runner), so this bounds what the bridge can reach on this
+// machine; `handoff_us` is half a round trip.
+void BM_ThreadHandOff(benchmark::State& state) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) {
+    state.SkipWithError("socketpair failed");
+    return;
+  }
+  std::thread echo([fd = pair[1]] {
+    char byte;
+    while (::read(fd, &byte, 1) == 1 && byte != 'q') {
+      if (::write(fd, &byte, 1) != 1) break;
+    }
+  });
+  char byte = 'x';
+  const auto started = Clock::now();
+  for (auto _ : state) {
+    if (::write(pair[0], &byte, 1) != 1 || ::read(pair[0], &byte, 1) != 1) {
+      state.SkipWithError("the echo thread went away");
+      break;
+    }
+  }
+  const double micros = std::chrono::duration<double, std::micro>(Clock::now() - started).count();
+  byte = 'q';
+  (void)!::write(pair[0], &byte, 1);
+  echo.join();
+  ::close(pair[0]);
+  ::close(pair[1]);
+  if (state.iterations() > 0) {
+    state.counters["handoff_us"] = micros / (2.0 * static_cast<double>(state.iterations()));
+  }
+}
+BENCHMARK(BM_ThreadHandOff)->UseRealTime();
 
 // A worker's start, whole: a pool of one made, its worker spawned and
 // started (V8, the snapshot, the warm-up runs, the pages only starting
