@@ -1,5 +1,6 @@
 // fuzz/manifest_fuzzer.cc: bind::load_manifest on hostile YAML and JSON, and
-// the codec of every flag type the manifest names.
+// the codec of every flag type the manifest names, narrowed by its
+// constraints.
 //
 // Invariant: a manifest loads or throws std::invalid_argument; nothing else
 // (no yaml-cpp exception, no crash, no stack overflow on deep nesting).
@@ -14,7 +15,15 @@ namespace {
 void visit(const corral::bind::CommandSpec& spec, int depth) {
   for (const auto* flags : {&spec.flags, &spec.persistent_flags}) {
     for (const auto& flag : *flags) {
-      if (auto codec = corral::bind::builtin_codec(flag.type)) (void)codec->schema();
+      auto codec = corral::bind::builtin_codec(flag.type);
+      if (!codec) continue;
+      (void)codec->schema();
+      if (flag.constraints_json.empty()) continue;
+      try {
+        // What the bind makes of a flag's enum, pattern, min and max.
+        (void)corral::bind::narrowed(codec, flag.constraints_json)->schema();
+      } catch (const std::invalid_argument&) {
+      }
     }
   }
   for (const auto& child : spec.commands) visit(child, depth + 1);

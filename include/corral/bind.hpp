@@ -12,13 +12,16 @@
 //     remove; children of an unexposed parent are still visited);
 //   - names: `<root>_<path joined by _>` (`prefix` replaces the root), explicit
 //     renames per command path; two commands with one name fail the bind,
-//     naming both; names must match ^[A-Za-z0-9_.-]{1,128}$;
+//     naming both; names must match ^[A-Za-z0-9_-]{1,64}$ (what the major
+//     MCP clients and model APIs accept; the error suggests one that does);
 //   - input `{"flags": {...}, "args": [...]}` (flags keyed by name,
 //     additionalProperties false, required flags required), output
 //     `{"stdout","stderr","exitCode","truncated"}`; each flag type has a codec
 //     that publishes a JSON Schema and encodes `--name=value` tokens.
-// A call runs: executable, command path, one `--name=value` per encoded value
-// in flag order, `--`, then the positional args. Input never chooses the
+// A call runs: executable, command path (each command's fixed_args after its
+// name), one `--name=value` per encoded value in flag order (or `--name
+// value`, `-n value`), `--` (unless the command says separator: false), then
+// the positional args. Input never chooses the
 // executable, directory or environment. A value the command line cannot
 // express faithfully fails `invalid_request` before any process starts.
 //
@@ -60,6 +63,22 @@ struct FlagSpec {
   // multi-value options do). When such a flag is encoded last, the binding
   // sends `--` twice so the positionals still follow a separator.
   bool greedy = false;
+  // JSON Schema keywords that narrow the values the flag takes ({"enum":
+  // [..]}, {"pattern": ".."}, {"minimum": 1, "maximum": 9}, minLength,
+  // maxLength): published in its schema and enforced before a call, on the
+  // value or on each element of a list flag. Empty: none. The manifest's
+  // `enum`, `pattern`, `min` and `max` fill it.
+  std::string constraints_json;
+  // A one-letter alias (`-n`). The call uses it only when `long_form` is
+  // false (the program has no `--name`); `name` is still the input's key.
+  std::string short_name;
+  bool long_form = true;
+  // How a value follows the option: `--name=value` (equals) or `--name
+  // value` (separate, for programs whose parser wants two arguments). A
+  // short option is always separate. A separate value that starts with '-'
+  // and is no number is refused: the program could take it for an option.
+  enum class Style { equals, separate };
+  Style style = Style::equals;
 };
 
 // ArgSpec: one positional argument (all positionals are strings).
@@ -124,6 +143,35 @@ struct CommandSpec {
   std::vector<CommandSpec> commands;
   Annotations annotations;          // published with the operation, never inherited
   ConfinementOverride confinement;  // inherited by subcommands
+  // Arguments written right after this command's name (the root's right
+  // after the executable), before its subcommand or flags: `git --no-pager`.
+  std::vector<std::string> fixed_args;
+  // Inherited by subcommands when unset. false: no `--` before the
+  // positional args (for programs that would take `--` as an arg), and an
+  // arg starting with '-' is then refused, as it would reach the program as
+  // an option.
+  std::optional<bool> separator;
+  // Inherited by subcommands when unset. Exit statuses that mean success
+  // (default {0}): `grep` exits 1 for "no match". The result keeps the
+  // status in `exitCode`.
+  std::optional<std::vector<int>> ok_exit_codes;
+};
+
+// Selectors: which commands and flags a tree offers, by command path below
+// the root (words joined by spaces; `*` stands for any one word). A pattern
+// names a command and everything under it. Empty `include`: all.
+struct Selectors {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  // "PATH --flag" or "--flag" (every command): flags withheld.
+  std::vector<std::string> exclude_flags;
+
+  bool empty() const { return include.empty() && exclude.empty() && exclude_flags.empty(); }
+  // Whether the command at `path` is offered / its flag `flag` is.
+  bool offers(const std::vector<std::string>& path) const;
+  bool offers_flag(const std::vector<std::string>& path, const std::string& flag) const;
+  // Throws std::invalid_argument for a pattern that is empty or malformed.
+  void validate() const;
 };
 
 // CommandTree: a program and its commands.
@@ -135,6 +183,12 @@ struct CommandTree {
   // empty environment allow-list).
   process::Hardening hardening;
   process::SupervisorOptions supervisor;
+  // Replaces root.name as the first segment of operation names
+  // (BindOptions::prefix wins over it).
+  std::optional<std::string> prefix;
+  // Applied before BindOptions::exposure and flag_filter, which may only
+  // remove more.
+  Selectors selectors;
 };
 
 // CommandInfo: what the exposure policy and flag filter see.

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "bind/codecs.hpp"
@@ -17,15 +20,35 @@ namespace corral::bind {
 
 namespace {
 
-// ^[A-Za-z0-9_.-]{1,128}$
+// ^[A-Za-z0-9_-]{1,64}$: what the major MCP clients and model APIs take for
+// a tool's name (dots and longer names are refused by some of them).
+constexpr std::size_t kMaxOperationName = 64;
+
+bool is_name_character(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
 bool is_operation_name(std::string_view name) {
-  if (name.empty() || name.size() > 128) return false;
-  for (char c : name) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '.' || c == '-';
-    if (!ok) return false;
+  if (name.empty() || name.size() > kMaxOperationName) return false;
+  return std::all_of(name.begin(), name.end(), is_name_character);
+}
+
+// A name that passes is_operation_name, close to `name`: other characters
+// become '_', and a name too long keeps its head and a hash of the whole
+// (so two long names that differ only in their tails stay apart).
+std::string suggested_name(std::string_view name) {
+  std::string out;
+  for (char c : name) out += is_name_character(c) ? c : '_';
+  if (out.empty()) out = "operation";
+  if (out.size() > kMaxOperationName) {
+    std::uint32_t hash = 2166136261u;  // FNV-1a
+    for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+    char tail[10];
+    std::snprintf(tail, sizeof tail, "_%08x", hash);
+    out = out.substr(0, kMaxOperationName - 9) + tail;
   }
-  return true;
+  return out;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
@@ -53,20 +76,54 @@ std::size_t arg_max() {
   return std::min(limit, kMaxArgTotal);
 }
 
-// BoundFlag: a published flag with its codec.
+// BoundFlag: a published flag with its codec and how it is written.
 struct BoundFlag {
   FlagSpec spec;
   std::shared_ptr<const Codec> codec;
+  Spelling spelling;
 };
 
 // Bound: an operation plus what a call needs.
 struct Bound {
   Operation operation;
-  std::vector<std::string> command_path;
+  // After the executable, before the flags: the command path with each
+  // command's fixed_args after its name.
+  std::vector<std::string> leading;
   std::vector<BoundFlag> flags;  // in flag order
   std::optional<std::vector<ArgSpec>> args;
   std::vector<std::string> environment;  // for the exec size check
+  bool separator = true;
+  std::vector<int> ok_exit_codes;
 };
+
+// What a command passes on to its subcommands besides flags and confinement.
+struct Inherited {
+  std::vector<std::string> leading;
+  bool separator = true;
+  std::vector<int> ok_exit_codes{0};
+};
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string word; in >> word;) out.push_back(word);
+  return out;
+}
+
+// A selector pattern names `path` when its words match the path's first
+// words ('*' matches any one).
+bool names_path(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
+  if (pattern.size() > path.size()) return false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != "*" && pattern[i] != path[i]) return false;
+  }
+  return true;
+}
+
+bool any_names(const std::vector<std::string>& patterns, const std::vector<std::string>& path) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return names_path(words(p), path); });
+}
 
 bool empty_container(const json::value& v) {
   return (v.is_array() && v.get_array().empty()) || (v.is_object() && v.get_object().empty());
@@ -86,7 +143,7 @@ json::object flag_schema(const FlagSpec& flag, const Codec& codec, const std::st
     try {
       def = core::parse_json(*flag.default_json, "default");
       std::vector<std::string> scratch;
-      codec.encode(flag.name, def, scratch);
+      codec.encode(Spelling(std::string_view(flag.name)), def, scratch);
     } catch (const std::exception& e) {
       throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name +
                                   ": bad default: " + e.what());
@@ -202,6 +259,42 @@ std::string output_view(const Execution& execution) {
   return json::serialize(view);
 }
 
+bool Selectors::offers(const std::vector<std::string>& path) const {
+  if (!include.empty() && !any_names(include, path)) return false;
+  return !any_names(exclude, path);
+}
+
+bool Selectors::offers_flag(const std::vector<std::string>& path, const std::string& flag) const {
+  for (const std::string& text : exclude_flags) {
+    std::vector<std::string> pattern = words(text);
+    if (pattern.empty() || pattern.back() != "--" + flag) continue;
+    pattern.pop_back();
+    if (names_path(pattern, path)) return false;
+  }
+  return true;
+}
+
+void Selectors::validate() const {
+  for (const auto* list : {&include, &exclude}) {
+    for (const std::string& pattern : *list) {
+      if (words(pattern).empty()) throw std::invalid_argument("an empty command pattern");
+      for (const std::string& word : words(pattern)) {
+        if (word.starts_with("-")) {
+          throw std::invalid_argument("command pattern \"" + pattern +
+                                      "\" names a flag: flags go in exclude_flags");
+        }
+      }
+    }
+  }
+  for (const std::string& pattern : exclude_flags) {
+    std::vector<std::string> w = words(pattern);
+    if (w.empty() || !w.back().starts_with("--") || w.back().size() < 3) {
+      throw std::invalid_argument("flag pattern \"" + pattern +
+                                  "\" must end with the flag (\"log --format\", \"--verbose\")");
+    }
+  }
+}
+
 class Binding::Impl {
  public:
   Impl(CommandTree tree, const BindOptions& options) : tree_(std::move(tree)) {
@@ -213,7 +306,10 @@ class Binding::Impl {
       throw ExecutableNotFound(std::string("executable: ") + e.what());
     }
     override_ = options.confinement;
-    root_segment_ = options.prefix ? *options.prefix : tree_.root.name;
+    root_segment_ = options.prefix ? *options.prefix
+                    : tree_.prefix ? *tree_.prefix
+                                   : tree_.root.name;
+    tree_.selectors.validate();
     for (const auto& [flag, codec] : options.codecs) {
       try {
         codecs_[flag] = text_codec(codec.constraints_json);
@@ -223,7 +319,7 @@ class Binding::Impl {
     }
     std::vector<std::string> path;
     std::vector<FlagSpec> inherited;
-    visit(tree_.root, path, inherited, false, tree_.hardening.confinement, options);
+    visit(tree_.root, path, inherited, Inherited{}, false, tree_.hardening.confinement, options);
     for (const auto& [key, name] : options.operation_names) {
       if (used_renames_.count(key) == 0) {
         throw std::invalid_argument("operation name given for \"" + key +
@@ -273,7 +369,7 @@ class Binding::Impl {
       flags = &f->get_object();
     }
     std::vector<std::string> argv{executable_};
-    argv.insert(argv.end(), b->command_path.begin(), b->command_path.end());
+    argv.insert(argv.end(), b->leading.begin(), b->leading.end());
     for (const auto& [key, value] : *flags) {
       bool known = false;
       for (const auto& flag : b->flags) known = known || flag.spec.name == key;
@@ -294,14 +390,14 @@ class Binding::Impl {
       }
       size_t before = argv.size();
       try {
-        flag.codec->encode(flag.spec.name, *value, argv);
+        flag.codec->encode(flag.spelling, *value, argv);
       } catch (const std::invalid_argument& e) {
         invalid_input(op, "flag \"" + flag.spec.name + "\": " + e.what());
       }
       if (argv.size() != before) last_greedy = flag.spec.greedy;
     }
     if (last_greedy) argv.push_back("--");  // ends the greedy flag's values
-    argv.push_back("--");
+    if (b->separator) argv.push_back("--");
     size_t arg_count = 0;
     if (auto* a = object.if_contains("args")) {
       if (!a->is_array()) invalid_input(op, "args must be an array of strings");
@@ -309,6 +405,11 @@ class Binding::Impl {
         if (!arg.is_string()) invalid_input(op, "args must be an array of strings");
         std::string text(arg.get_string());
         if (text.find('\0') != std::string::npos) invalid_input(op, "an arg contains a NUL byte");
+        if (!b->separator && text.starts_with("-")) {
+          invalid_input(op, "the arg " + core::quoted(text) +
+                                " starts with '-': this command has no `--` before its args "
+                                "(separator: false), so the program would read it as an option");
+        }
         argv.push_back(std::move(text));
         ++arg_count;
       }
@@ -321,7 +422,8 @@ class Binding::Impl {
   Execution call(std::string_view name, std::string_view input_json,
                  const process::RunOptions& options) {
     std::vector<std::string> argv = argv_for(name, input_json);
-    process::Command command{std::move(argv), find(name)->operation.hardening};
+    const Bound& bound = *find(name);
+    process::Command command{std::move(argv), bound.operation.hardening};
     auto with_view = [](const Execution& e) {
       ExecutionData data = e.data();
       data.value = output_view(e);
@@ -331,6 +433,15 @@ class Binding::Impl {
       return with_view(supervisor_->run(command, options));
     } catch (const Error& e) {
       if (!e.execution()) throw;
+      // An exit status the command declares a success is one.
+      const std::optional<int> status = e.execution()->exit_code();
+      if (e.code() == FailureCode::command_failed && status &&
+          std::find(bound.ok_exit_codes.begin(), bound.ok_exit_codes.end(), *status) !=
+              bound.ok_exit_codes.end()) {
+        ExecutionData data = e.execution()->data();
+        data.failed = false;
+        return with_view(Execution(std::move(data)));
+      }
       throw_failure(e.code(), e.what(),
                     std::make_shared<const Execution>(with_view(*e.execution())));
     }
@@ -387,32 +498,38 @@ class Binding::Impl {
   }
 
   void visit(const CommandSpec& spec, std::vector<std::string>& path,
-             const std::vector<FlagSpec>& inherited, bool ancestor_withheld,
+             const std::vector<FlagSpec>& inherited, Inherited passed, bool ancestor_withheld,
              process::Confinement confinement, const BindOptions& options) {
     spec.confinement.apply_to(confinement);
+    if (!path.empty()) passed.leading.push_back(path.back());
+    passed.leading.insert(passed.leading.end(), spec.fixed_args.begin(), spec.fixed_args.end());
+    if (spec.separator) passed.separator = *spec.separator;
+    if (spec.ok_exit_codes) passed.ok_exit_codes = *spec.ok_exit_codes;
     bool withheld = ancestor_withheld || spec.hidden || spec.deprecated;
     bool root_builtin = path.size() == 1 && (path[0] == "help" || path[0] == "completion");
     CommandInfo info{path, &spec};
-    if (spec.runnable && !withheld && !root_builtin && !spec.omit &&
+    if (spec.runnable && !withheld && !root_builtin && !spec.omit && tree_.selectors.offers(path) &&
         (!options.exposure || options.exposure(info))) {
-      bind_command(spec, path, inherited, confinement, options);
+      bind_command(spec, path, inherited, passed, confinement, options);
     }
     // Children see this command's persistent flags after their own.
     std::vector<FlagSpec> next = spec.persistent_flags;
     next.insert(next.end(), inherited.begin(), inherited.end());
     for (const auto& child : spec.commands) {
       path.push_back(child.name);
-      visit(child, path, next, withheld, confinement, options);
+      visit(child, path, next, passed, withheld, confinement, options);
       path.pop_back();
     }
   }
 
   void bind_command(const CommandSpec& spec, const std::vector<std::string>& path,
-                    const std::vector<FlagSpec>& inherited, const process::Confinement& confinement,
-                    const BindOptions& options) {
+                    const std::vector<FlagSpec>& inherited, const Inherited& passed,
+                    const process::Confinement& confinement, const BindOptions& options) {
     std::string where = display_path(tree_.root.name, path);
     Bound b;
-    b.command_path = path;
+    b.leading = passed.leading;
+    b.separator = passed.separator;
+    b.ok_exit_codes = passed.ok_exit_codes;
     b.args = spec.args;
     b.operation.hardening = tree_.hardening;
     b.operation.hardening.confinement = override_ ? *override_ : confinement;
@@ -450,13 +567,17 @@ class Binding::Impl {
       used_renames_.insert(key);
     }
     if (!is_operation_name(name)) {
-      throw std::invalid_argument("command \"" + where + "\": operation name \"" + name +
-                                  "\" does not match ^[A-Za-z0-9_.-]{1,128}$");
+      throw std::invalid_argument(
+          "command \"" + where + "\": operation name \"" + name +
+          "\" does not match ^[A-Za-z0-9_-]{1,64}$ (MCP clients and model APIs refuse other "
+          "tool names); give it one with operation_name, for example \"" +
+          suggested_name(name) + "\"");
     }
     if (auto it = names_.find(name); it != names_.end()) {
       throw std::invalid_argument("commands \"" + it->second + "\" and \"" + where +
                                   "\" both map to operation \"" + name +
-                                  "\"; rename one (BindOptions::operation_names)");
+                                  "\"; rename one (operation_name in a manifest, "
+                                  "BindOptions::operation_names in C++)");
     }
     names_[name] = where;
     return name;
@@ -479,12 +600,14 @@ class Binding::Impl {
     for (const auto& flag : all) {
       if (!seen.insert(flag.name).second) continue;
       if (flag.name == "help" || flag.hidden || flag.deprecated) continue;
+      if (!tree_.selectors.offers_flag(path, flag.name)) continue;
       if (options.flag_filter && !options.flag_filter(info, flag)) continue;
       std::shared_ptr<const Codec> codec = codec_for(flag, where);
+      Spelling spelling = spelling_of(flag, *codec, where);
       json::object schema = flag_schema(flag, *codec, where);
       properties[flag.name] = std::move(schema);
       if (flag.required) required.push_back(json::value(flag.name));
-      bound.push_back(BoundFlag{flag, codec});
+      bound.push_back(BoundFlag{flag, codec, std::move(spelling)});
     }
 
     json::object flags_schema;
@@ -508,7 +631,39 @@ class Binding::Impl {
                                   " has type \"" + flag.type +
                                   "\" with no codec (register one in BindOptions::codecs)");
     }
+    if (!flag.constraints_json.empty()) {
+      try {
+        codec = narrowed(std::move(codec), flag.constraints_json);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name + ": " +
+                                    e.what());
+      }
+    }
     return codec;
+  }
+
+  // `--name=value`, `--name value` or `-n value`, checked against the type.
+  static Spelling spelling_of(const FlagSpec& flag, const Codec& codec, const std::string& where) {
+    auto refuse = [&](const std::string& why) {
+      throw std::invalid_argument("command \"" + where + "\": flag --" + flag.name + ": " + why);
+    };
+    if (!flag.short_name.empty()) {
+      const unsigned char c = static_cast<unsigned char>(flag.short_name[0]);
+      if (flag.short_name.size() != 1 || !(std::isalnum(c) || c == '?' || c == '@')) {
+        refuse("a short name is one letter or digit, not \"" + flag.short_name + "\"");
+      }
+    }
+    const bool separate = !flag.long_form || flag.style == FlagSpec::Style::separate;
+    if (separate && codec.takes_value() && flag.type == "bool") {
+      refuse(
+          "a bool written as a separate argument (`--name true`) is read by most parsers as the "
+          "flag and then an arg: give the flag type switch");
+    }
+    if (!flag.long_form) {
+      if (flag.short_name.empty()) refuse("long: false needs a short name");
+      return Spelling("-" + flag.short_name, true);
+    }
+    return Spelling("--" + flag.name, separate);
   }
 
   CommandTree tree_;

@@ -245,12 +245,53 @@ json::object scalar_schema(Scalar s) {
   return o;
 }
 
-std::string token(std::string_view flag, std::string_view value) {
-  std::string t = "--";
-  t.append(flag);
-  t += '=';
-  t.append(value);
-  return t;
+bool is_number_text(std::string_view text);
+
+// One value's tokens: `--name=value`, or `--name` `value` for a separate
+// spelling. A separate value that starts with '-' (and is no number) would be
+// read as an option by most parsers (argparse's among them): refused.
+void put(const Spelling& flag, std::string_view value, std::vector<std::string>& argv) {
+  if (!flag.separate) {
+    std::string t = flag.option;
+    t += '=';
+    t.append(value);
+    argv.push_back(std::move(t));
+    return;
+  }
+  if (!value.empty() && value[0] == '-' && !is_number_text(value)) {
+    reject("the value " + core::quoted(std::string(value)) + " starts with '-': after " +
+           flag.option +
+           " as a separate argument the program could read it as an option (style: equals "
+           "writes " +
+           flag.option + "=VALUE, where the program accepts it)");
+  }
+  argv.push_back(flag.option);
+  argv.emplace_back(value);
+}
+
+// ^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$ in one pass: a negative number
+// parsers take as a value.
+bool is_number_text(std::string_view text) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  bool whole = digits();
+  bool fraction = false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    fraction = digits();
+  }
+  if (!whole && !fraction) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
 }
 
 // ScalarCodec: one token.
@@ -258,9 +299,9 @@ class ScalarCodec final : public Codec {
  public:
   explicit ScalarCodec(Scalar s) : s_(s) {}
   json::object schema() const override { return scalar_schema(s_); }
-  void encode(std::string_view flag, const json::value& value,
+  void encode(const Spelling& flag, const json::value& value,
               std::vector<std::string>& argv) const override {
-    argv.push_back(token(flag, scalar_text(s_, value)));
+    put(flag, scalar_text(s_, value), argv);
   }
 
  private:
@@ -272,11 +313,12 @@ class ScalarCodec final : public Codec {
 class SwitchCodec final : public Codec {
  public:
   json::object schema() const override { return scalar_schema(Scalar::boolean); }
-  void encode(std::string_view flag, const json::value& value,
+  void encode(const Spelling& flag, const json::value& value,
               std::vector<std::string>& argv) const override {
     if (!value.is_bool()) reject("expected a boolean, got " + shown(value));
-    if (value.get_bool()) argv.push_back("--" + std::string(flag));
+    if (value.get_bool()) argv.push_back(flag.option);
   }
+  bool takes_value() const override { return false; }
 };
 
 // SliceCodec: one token per element. `csv` elements are split on commas by
@@ -290,7 +332,7 @@ class SliceCodec final : public Codec {
     o["items"] = scalar_schema(s_);
     return o;
   }
-  void encode(std::string_view flag, const json::value& value,
+  void encode(const Spelling& flag, const json::value& value,
               std::vector<std::string>& argv) const override {
     if (!value.is_array()) reject("expected an array, got " + shown(value));
     for (const auto& element : value.get_array()) {
@@ -299,7 +341,7 @@ class SliceCodec final : public Codec {
         reject("element " + shown(element) +
                " would be split by the program (commas, quotes and newlines are not faithful)");
       }
-      argv.push_back(token(flag, text));
+      put(flag, text, argv);
     }
   }
 
@@ -318,7 +360,7 @@ class MapCodec final : public Codec {
     o["additionalProperties"] = scalar_schema(s_);
     return o;
   }
-  void encode(std::string_view flag, const json::value& value,
+  void encode(const Spelling& flag, const json::value& value,
               std::vector<std::string>& argv) const override {
     if (!value.is_object()) reject("expected an object, got " + shown(value));
     std::map<std::string, std::string> sorted;
@@ -334,7 +376,7 @@ class MapCodec final : public Codec {
       }
       sorted[k] = text;
     }
-    for (const auto& [k, v] : sorted) argv.push_back(token(flag, k + "=" + v));
+    for (const auto& [k, v] : sorted) put(flag, k + "=" + v, argv);
   }
 
  private:
@@ -347,13 +389,40 @@ size_t code_points(std::string_view s) {
   return n;
 }
 
-// TextCodecImpl: a string narrowed by constraints; enum, pattern, minLength
-// and maxLength are enforced, the rest only published.
-class TextCodecImpl final : public Codec {
+// Narrowed: another codec's values, narrowed by JSON Schema constraints that
+// apply to the value or, for a list flag, to each element. enum, pattern,
+// minimum, maximum, minLength and maxLength are enforced; the rest is only
+// published.
+class Narrowed final : public Codec {
  public:
-  explicit TextCodecImpl(json::object constraints) : schema_(std::move(constraints)) {
-    schema_["type"] = "string";
-    if (auto* p = schema_.if_contains("pattern")) {
+  Narrowed(std::shared_ptr<const Codec> inner, const json::object& constraints)
+      : inner_(std::move(inner)), schema_(inner_->schema()) {
+    const bool list = schema_.at("type") == "array";
+    if (schema_.at("type") == "object") reject("a map flag cannot be narrowed");
+    json::object& target = list ? schema_.at("items").as_object() : schema_;
+    const json::value type = target.at("type");
+    if (auto* t = constraints.if_contains("type"); t && *t != type) {
+      reject("constraints may narrow the flag's schema but not change its type (" + shown(type) +
+             ", got " + shown(*t) + ")");
+    }
+    for (const auto& [key, value] : constraints) {
+      // A bound from the type and one from the constraints: the tighter.
+      if (key == "minimum" || key == "maximum") {
+        if (!value.is_number()) reject(std::string(key) + " must be a number");
+        if (type != "integer" && type != "number") {
+          reject(std::string(key) + " applies to numbers, not to " + shown(type));
+        }
+        const json::value* current = target.if_contains(key);
+        const double mine = value.to_number<double>();
+        if (current && (key == "minimum" ? current->to_number<double>() > mine
+                                         : current->to_number<double>() < mine)) {
+          continue;
+        }
+      }
+      target[key] = value;
+    }
+    if (auto* p = target.if_contains("pattern"); p && constraints.contains("pattern")) {
+      if (type != "string") reject("pattern applies to strings, not to " + shown(type));
       if (!p->is_string()) reject("pattern must be a string");
       const json::string& text = p->get_string();
       if (text.size() > kMaxPatternBytes) {
@@ -365,52 +434,103 @@ class TextCodecImpl final : public Codec {
       pattern_ = std::make_unique<const RE2>(re2::StringPiece(text.data(), text.size()), options);
       if (!pattern_->ok()) reject("bad pattern: " + pattern_->error());
     }
-    if (auto* e = schema_.if_contains("enum")) {
-      if (!e->is_array()) reject("enum must be an array");
-      for (const auto& item : e->get_array()) {
-        if (!item.is_string()) reject("enum of a text codec must list strings");
+    for (const char* key : {"minLength", "maxLength"}) {
+      if (auto* m = constraints.if_contains(key)) {
+        if (type != "string") reject(std::string(key) + " applies to strings");
+        if (!m->is_number()) reject(std::string(key) + " must be a number");
       }
     }
+    if (auto* e = constraints.if_contains("enum")) {
+      if (!e->is_array() || e->get_array().empty()) reject("enum must be a non-empty list");
+      // Each value must be one the flag's own type takes.
+      for (const auto& item : e->get_array()) {
+        if (item.is_array() || item.is_object() || item.is_null()) {
+          reject("enum lists strings, numbers or booleans, not " + shown(item));
+        }
+        std::vector<std::string> scratch;
+        try {
+          inner_->encode(Spelling("x"), list ? json::value(json::array{item}) : item, scratch);
+        } catch (const std::invalid_argument& error) {
+          reject("enum value " + shown(item) + " is not a valid " + shown(type) + ": " +
+                 error.what());
+        }
+      }
+    }
+    element_ = target;
   }
+
   json::object schema() const override { return schema_; }
-  void encode(std::string_view flag, const json::value& value,
+
+  void encode(const Spelling& flag, const json::value& value,
               std::vector<std::string>& argv) const override {
-    std::string text = scalar_text(Scalar::string, value);
-    // Lengths first (linear and cheap), then enum, then the pattern (linear
-    // in RE2, but only on text that already fits).
-    if (auto* m = schema_.if_contains("maxLength");
-        m && m->is_number() && static_cast<double>(code_points(text)) > m->to_number<double>()) {
-      reject("longer than maxLength");
+    if (value.is_array()) {
+      for (const auto& element : value.get_array()) check(element);
+    } else {
+      check(value);
     }
-    if (auto* m = schema_.if_contains("minLength");
-        m && m->is_number() && static_cast<double>(code_points(text)) < m->to_number<double>()) {
-      reject("shorter than minLength");
+    inner_->encode(flag, value, argv);
+  }
+  bool takes_value() const override { return inner_->takes_value(); }
+
+ private:
+  // One scalar against the constraints. Anything of the wrong kind is left
+  // to the inner codec, which refuses it with its own message.
+  void check(const json::value& value) const {
+    if (value.is_string()) {
+      const std::string_view text = value.get_string();
+      // Lengths first (linear and cheap), then enum, then the pattern
+      // (linear in RE2, but only on text that already fits).
+      const double length = static_cast<double>(code_points(text));
+      if (auto* m = element_.if_contains("maxLength"); m && length > m->to_number<double>()) {
+        reject("longer than maxLength");
+      }
+      if (auto* m = element_.if_contains("minLength"); m && length < m->to_number<double>()) {
+        reject("shorter than minLength");
+      }
     }
-    if (auto* e = schema_.if_contains("enum")) {
+    if (value.is_number()) {
+      const double number = value.to_number<double>();
+      if (auto* m = element_.if_contains("minimum"); m && number < m->to_number<double>()) {
+        reject(shown(value) + " is below the minimum " + shown(*m));
+      }
+      if (auto* m = element_.if_contains("maximum"); m && number > m->to_number<double>()) {
+        reject(shown(value) + " is above the maximum " + shown(*m));
+      }
+    }
+    if (auto* e = element_.if_contains("enum")) {
       bool found = false;
-      for (const auto& item : e->get_array()) found = found || item.get_string() == text;
+      for (const auto& item : e->get_array()) found = found || same(item, value);
       if (!found) {
         const std::string values = json::serialize(*e);
-        reject(core::quoted(text) + " is not one of " +
+        reject(shown(value) + " is not one of " +
                (values.size() <= 256
                     ? values
                     : "the enum's " + std::to_string(e->get_array().size()) + " values"));
       }
     }
-    if (pattern_ && !RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *pattern_)) {
-      reject(core::quoted(text) + " does not match " +
-             core::quoted(schema_.at("pattern").get_string()));
+    if (pattern_ && value.is_string()) {
+      const std::string_view text = value.get_string();
+      if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *pattern_)) {
+        reject(shown(value) + " does not match " +
+               core::quoted(element_.at("pattern").get_string()));
+      }
     }
-    argv.push_back(token(flag, text));
   }
 
- private:
+  // JSON equality where 1, 1.0 and 1u are one number.
+  static bool same(const json::value& a, const json::value& b) {
+    if (a.is_number() && b.is_number()) return a.to_number<double>() == b.to_number<double>();
+    return a == b;
+  }
+
   // A pattern longer than this is refused at bind time, as is one whose
   // compiled program would need more than kPatternMemory.
   static constexpr std::size_t kMaxPatternBytes = 4096;
   static constexpr std::int64_t kPatternMemory = std::int64_t{1} << 20;
 
+  std::shared_ptr<const Codec> inner_;
   json::object schema_;
+  json::object element_;  // the schema the constraints apply to
   std::unique_ptr<const RE2> pattern_;
 };
 
@@ -485,7 +605,9 @@ const std::vector<std::string>& builtin_types() {
   return names;
 }
 
-std::shared_ptr<const Codec> text_codec(std::string_view constraints_json) {
+namespace {
+
+json::object constraints_object(std::string_view constraints_json) {
   json::value parsed;
   try {
     parsed = core::parse_json(constraints_json, "codec constraints");
@@ -493,12 +615,18 @@ std::shared_ptr<const Codec> text_codec(std::string_view constraints_json) {
     reject(e.what());
   }
   if (!parsed.is_object()) reject("codec constraints must be a JSON object");
-  const json::object& o = parsed.get_object();
-  if (auto* t = o.if_contains("type"); t && !(t->is_string() && t->get_string() == "string")) {
-    reject("a text codec may narrow its schema but not change its type (got \"type\": " +
-           shown(*t) + ")");
-  }
-  return std::make_shared<TextCodecImpl>(o);
+  return std::move(parsed.get_object());
+}
+
+}  // namespace
+
+std::shared_ptr<const Codec> text_codec(std::string_view constraints_json) {
+  return narrowed(builtin_codec("string"), constraints_json);
+}
+
+std::shared_ptr<const Codec> narrowed(std::shared_ptr<const Codec> inner,
+                                      std::string_view constraints_json) {
+  return std::make_shared<Narrowed>(std::move(inner), constraints_object(constraints_json));
 }
 
 }  // namespace corral::bind

@@ -147,15 +147,34 @@ class Reader {
 };
 
 FlagSpec read_flag(const json::value& value, const std::string& where) {
-  Reader r(
-      value, where,
-      {"name", "type", "required", "default", "description", "hidden", "deprecated", "greedy"});
+  Reader r(value, where,
+           {"name", "type", "required", "default", "description", "hidden", "deprecated", "greedy",
+            "enum", "pattern", "min", "max", "short", "long", "style"});
   FlagSpec flag;
   flag.name = r.string("name");
   if (flag.name.empty()) bad(where, "a flag needs a name");
-  if (flag.name.rfind("-", 0) == 0 || flag.name.find('=') != std::string::npos) {
-    bad(where, "flag names are written without dashes and without '='");
+  if (flag.name.rfind("-", 0) == 0 || flag.name.find('=') != std::string::npos ||
+      flag.name.find_first_of(" \t\r\n") != std::string::npos) {
+    bad(where, "flag names are written without dashes, spaces or '='");
   }
+  flag.short_name = r.string("short");
+  if (flag.short_name.starts_with("-")) bad(where + ".short", "written without the dash");
+  flag.long_form = r.boolean("long", true);
+  const std::string style = r.string("style", "equals");
+  if (style != "equals" && style != "separate") bad(where + ".style", "one of equals, separate");
+  flag.style = style == "separate" ? FlagSpec::Style::separate : FlagSpec::Style::equals;
+  // enum, pattern, min and max narrow the flag's values (JSON Schema's
+  // enum, pattern, minimum and maximum); the binding checks they fit its type.
+  json::object constraints;
+  if (const json::array* values = r.list("enum")) constraints["enum"] = *values;
+  if (r.get("pattern")) constraints["pattern"] = r.string("pattern");
+  for (const auto& [key, schema_key] : {std::pair{"min", "minimum"}, {"max", "maximum"}}) {
+    if (const json::value* bound = r.get(key); bound != nullptr && !bound->is_null()) {
+      if (!bound->is_number()) bad(where + "." + key, "must be a number");
+      constraints[schema_key] = *bound;
+    }
+  }
+  if (!constraints.empty()) flag.constraints_json = json::serialize(constraints);
   flag.type = r.string("type", "string");
   flag.required = r.boolean("required");
   if (const json::value* d = r.get("default"); d != nullptr && !d->is_null()) {
@@ -182,9 +201,22 @@ std::vector<FlagSpec> read_flags(const Reader& r, const char* key) {
 }
 
 const std::set<std::string> kCommandKeys = {
-    "name",           "description", "runnable",   "hidden",   "deprecated",
-    "omit",           "flags",       "args",       "commands", "persistent_flags",
-    "operation_name", "annotations", "confinement"};
+    "name",        "description", "runnable",  "hidden",           "deprecated",     "omit",
+    "flags",       "args",        "commands",  "persistent_flags", "operation_name", "annotations",
+    "confinement", "fixed_args",  "separator", "ok_exit_codes"};
+
+std::vector<std::string> read_strings(const Reader& r, const char* key) {
+  std::vector<std::string> out;
+  if (const json::array* list = r.list(key)) {
+    for (const auto& item : *list) {
+      if (!item.is_string()) bad(r.where() + "." + key, "must list strings");
+      std::string text(item.get_string());
+      if (text.find('\0') != std::string::npos) bad(r.where() + "." + key, "holds a NUL byte");
+      out.push_back(std::move(text));
+    }
+  }
+  return out;
+}
 
 // "SRC[:DST][:rw|:ro]" or {source, target?, writable?}.
 process::Bind read_bind(const json::value& value, const std::string& where) {
@@ -351,6 +383,18 @@ void read_command_body(const Reader& r, CommandSpec& spec) {
   if (const json::value* c = r.get("confinement"); c != nullptr && !c->is_null()) {
     spec.confinement = read_confinement(*c, r.where() + ".confinement");
   }
+  spec.fixed_args = read_strings(r, "fixed_args");
+  if (r.get("separator") && !r.get("separator")->is_null()) spec.separator = r.boolean("separator");
+  if (const json::array* codes = r.list("ok_exit_codes")) {
+    spec.ok_exit_codes.emplace();
+    for (const auto& code : *codes) {
+      if (!code.is_int64() && !code.is_uint64())
+        bad(r.where() + ".ok_exit_codes", "must list integers");
+      const std::int64_t n = code.to_number<std::int64_t>();
+      if (n < 0 || n > 255) bad(r.where() + ".ok_exit_codes", "exit statuses are 0 to 255");
+      spec.ok_exit_codes->push_back(static_cast<int>(n));
+    }
+  }
   spec.flags = read_flags(r, "flags");
   spec.persistent_flags = read_flags(r, "persistent_flags");
   if (const json::array* args = r.list("args")) {
@@ -483,7 +527,7 @@ CommandTree load_manifest(std::string_view text) {
     }
   }
   std::set<std::string> keys = kCommandKeys;
-  keys.insert({"corral", "executable", "supervisor", "hardening"});
+  keys.insert({"corral", "executable", "supervisor", "hardening", "prefix", "expose"});
   Reader r(document, "manifest", keys);
   if (const json::value* version = r.get("corral")) {
     if (!(version->is_number() && version->to_number<double>() == 1)) {
@@ -495,6 +539,18 @@ CommandTree load_manifest(std::string_view text) {
   if (tree.executable.empty()) bad("executable", "required");
   tree.root.name = r.string("name", std::filesystem::path(tree.executable).filename().string());
   read_command_body(r, tree.root);
+  if (r.get("prefix") && !r.get("prefix")->is_null()) tree.prefix = r.string("prefix");
+  if (const json::value* e = r.get("expose"); e != nullptr && !e->is_null()) {
+    Reader x(*e, "expose", {"include", "exclude", "exclude_flags"});
+    tree.selectors.include = read_strings(x, "include");
+    tree.selectors.exclude = read_strings(x, "exclude");
+    tree.selectors.exclude_flags = read_strings(x, "exclude_flags");
+    try {
+      tree.selectors.validate();
+    } catch (const std::invalid_argument& error) {
+      bad("expose", error.what());
+    }
+  }
   if (const json::value* s = r.get("supervisor")) read_supervisor(*s, tree.supervisor);
   if (const json::value* h = r.get("hardening")) read_hardening(*h, tree.hardening);
   // The root's `confinement` is the tree's: every operation starts from it.
