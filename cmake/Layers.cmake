@@ -24,7 +24,7 @@ set(CORRAL_PUBLIC_HEADER_LAYERS
   client=client
   sandbox=sandbox
   process=process
-  bind=bind bind_cli11=bind
+  bind=bind bind_cli11=bind bind_import=bind
   pool=pool
   server=server
   mcp=mcp)

@@ -1,6 +1,7 @@
-// apps/corral/cmd_commands.cc: `corral tools` and `corral call`, the command
-// binding from a manifest file.
+// apps/corral/cmd_commands.cc: `corral bind`, `corral tools` and `corral
+// call`, the command binding from a manifest file.
 //
+//   corral bind PROGRAM [SUBCOMMAND...]         a manifest from the program's help
 //   corral tools --manifest FILE                operations, schemas, profiles
 //   corral call --manifest FILE NAME [INPUT]    run one; print the result envelope
 //   corral call --view --manifest FILE NAME ..  print only the output view
@@ -10,12 +11,16 @@
 // on any failure, with "corral: <code>: <message>" on stderr. A manifest that
 // does not parse is invalid_request, one whose executable is missing
 // setup_error. SIGINT or SIGTERM cancels the running call (its unit is
-// cleaned up).
+// cleaned up). FILE `-` reads the manifest from stdin (relative paths in it
+// resolve against the working directory).
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -24,6 +29,7 @@
 #include "core/json.hpp"
 #include "core/units.hpp"
 #include "corral/bind.hpp"
+#include "corral/bind_import.hpp"
 
 namespace corral::app {
 
@@ -42,6 +48,11 @@ std::unique_ptr<bind::Binding> load_binding(const std::string& manifest, bool en
     std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(code)).c_str(), message);
   };
   try {
+    if (manifest == "-") {
+      const std::string text{std::istreambuf_iterator<char>(std::cin),
+                             std::istreambuf_iterator<char>()};
+      return bind::Binding::bind(bind::load_manifest(text));
+    }
     return bind::Binding::bind(bind::load_manifest_file(manifest));
   } catch (const bind::ExecutableNotFound& e) {
     refuse(FailureCode::setup_error, e.what());
@@ -154,12 +165,76 @@ int run_call(const std::string& manifest, const std::string& name, const std::st
   }
 }
 
+struct BindRequest {
+  std::vector<std::string> words;  // PROGRAM [SUBCOMMAND...]
+  std::string output;
+  std::size_t depth = 3;
+  std::size_t max_pages = 300;
+  std::string budget = "2m";
+};
+
+int run_bind(const BindRequest& request) {
+  auto refuse = [](FailureCode code, const std::string& message) {
+    std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(code)).c_str(), message.c_str());
+    return code == FailureCode::invalid_request ? 2 : 1;
+  };
+  bind::ImportOptions options;
+  options.program = request.words.front();
+  options.start.assign(request.words.begin() + 1, request.words.end());
+  options.max_depth = request.depth;
+  options.max_pages = request.max_pages;
+  try {
+    const auto budget = core::parse_duration(request.budget, "--budget");
+    if (!budget) return refuse(FailureCode::invalid_request, "--budget cannot be none");
+    options.budget = *budget;
+    bind::ImportResult result = bind::import_manifest(options);
+    if (request.output.empty() || request.output == "-") {
+      std::fwrite(result.manifest.data(), 1, result.manifest.size(), stdout);
+    } else {
+      std::ofstream out(request.output, std::ios::binary | std::ios::trunc);
+      out << result.manifest;
+      if (!out.flush()) {
+        return refuse(FailureCode::setup_error, "cannot write " + request.output);
+      }
+    }
+    std::fprintf(stderr,
+                 "corral bind: %zu help pages (%zu runs), %zu commands, %zu flags, %zu to review\n",
+                 result.pages, result.runs, result.commands, result.flags, result.reviews);
+    for (const std::string& note : result.notes) {
+      std::fprintf(stderr, "corral bind: %s\n", note.c_str());
+    }
+    return 0;
+  } catch (const bind::ExecutableNotFound& e) {
+    return refuse(FailureCode::setup_error, e.what());
+  } catch (const std::invalid_argument& e) {
+    return refuse(FailureCode::invalid_request, e.what());
+  } catch (const Error& e) {
+    return refuse(e.code(), e.what());
+  }
+}
+
 }  // namespace
 
 void add_command_commands(CLI::App& app, Action& action) {
+  auto* bind = app.add_subcommand(
+      "bind", "Write a manifest for a program from its own --help (each help run sandboxed)");
+  auto request = std::make_shared<BindRequest>();
+  bind->add_option("program", request->words, "The program, then a subcommand to start from")
+      ->required()
+      ->type_name("PROGRAM [SUBCOMMAND...]");
+  bind->add_option("-o,--output", request->output, "Write the manifest here (default: stdout)")
+      ->type_name("FILE");
+  bind->add_option("--depth", request->depth, "Levels of subcommands to read (default 3)")
+      ->check(CLI::Range(0, 16));
+  bind->add_option("--max-pages", request->max_pages, "Help runs at most (default 300)")
+      ->check(CLI::Range(1, 5000));
+  bind->add_option("--budget", request->budget, "Time for all help runs together (default 2m)")
+      ->type_name("DURATION");
+  bind->callback([&action, request] { action = [request] { return run_bind(*request); }; });
+
   auto* tools = app.add_subcommand("tools", "List a manifest's operations and their schemas");
   auto manifest = std::make_shared<std::string>();
-  tools->add_option("--manifest", *manifest, "Manifest file (YAML or JSON)")
+  tools->add_option("--manifest", *manifest, "Manifest file (YAML or JSON; - for stdin)")
       ->required()
       ->type_name("FILE");
   tools->callback([&action, manifest] { action = [manifest] { return print_tools(*manifest); }; });
@@ -170,7 +245,7 @@ void add_command_commands(CLI::App& app, Action& action) {
   auto input = std::make_shared<std::string>("{}");
   auto view_only = std::make_shared<bool>(false);
   auto timeout = std::make_shared<std::string>("none");
-  call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON)")
+  call->add_option("--manifest", *call_manifest, "Manifest file (YAML or JSON; - for stdin)")
       ->required()
       ->type_name("FILE");
   call->add_option("name", *name, "Operation name (see `corral tools`)")

@@ -13,6 +13,7 @@
 #include "bind/codecs.hpp"
 #include "core/units.hpp"
 #include "corral/bind.hpp"
+#include "corral/bind_import.hpp"
 #include "process/filesystem_view.hpp"
 #include "process/spawn.hpp"
 
@@ -32,23 +33,6 @@ bool is_name_character(char c) {
 bool is_operation_name(std::string_view name) {
   if (name.empty() || name.size() > kMaxOperationName) return false;
   return std::all_of(name.begin(), name.end(), is_name_character);
-}
-
-// A name that passes is_operation_name, close to `name`: other characters
-// become '_', and a name too long keeps its head and a hash of the whole
-// (so two long names that differ only in their tails stay apart).
-std::string suggested_name(std::string_view name) {
-  std::string out;
-  for (char c : name) out += is_name_character(c) ? c : '_';
-  if (out.empty()) out = "operation";
-  if (out.size() > kMaxOperationName) {
-    std::uint32_t hash = 2166136261u;  // FNV-1a
-    for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-    char tail[10];
-    std::snprintf(tail, sizeof tail, "_%08x", hash);
-    out = out.substr(0, kMaxOperationName - 9) + tail;
-  }
-  return out;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
@@ -191,6 +175,22 @@ json::object input_schema(json::object flags_schema, json::object args_schema) {
 }
 
 }  // namespace
+
+std::string suggested_operation_name(std::string_view name) {
+  std::string out;
+  for (char c : name) out += is_name_character(c) ? c : '_';
+  if (out.empty()) out = "operation";
+  if (out.size() > kMaxOperationName) {
+    // A hash of the whole keeps two long names that differ only in their
+    // tails apart (FNV-1a).
+    std::uint32_t hash = 2166136261u;
+    for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+    char tail[10];
+    std::snprintf(tail, sizeof tail, "_%08x", hash);
+    out = out.substr(0, kMaxOperationName - 9) + tail;
+  }
+  return out;
+}
 
 std::string output_schema() {
   json::object props;
@@ -571,7 +571,7 @@ class Binding::Impl {
           "command \"" + where + "\": operation name \"" + name +
           "\" does not match ^[A-Za-z0-9_-]{1,64}$ (MCP clients and model APIs refuse other "
           "tool names); give it one with operation_name, for example \"" +
-          suggested_name(name) + "\"");
+          suggested_operation_name(name) + "\"");
     }
     if (auto it = names_.find(name); it != names_.end()) {
       throw std::invalid_argument("commands \"" + it->second + "\" and \"" + where +

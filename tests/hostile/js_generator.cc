@@ -427,7 +427,7 @@ const std::vector<Family>& families() {
       {"big_string", true, "strings outside the V8 heap limit (issue 13 item 1)"},
       {"segmenter", true, "Intl.Segmenter ignores termination (issue 13 item 2)"},
       {"huge_sparse", true, "array builtins on huge sparse arrays ignore termination (13.2)"},
-      {"arraylike_sort", false, nullptr},  // held by the sort guard (v8/guest.cc)
+      {"arraylike_sort", false, nullptr},   // held by the sort guard (v8/guest.cc)
       {"sparse_replacer", false, nullptr},  // held by the stringify guard
   };
   return f;
