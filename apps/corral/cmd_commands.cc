@@ -18,12 +18,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <string>
 #include <thread>
 
+#include "call_slots.hpp"
 #include "commands.hpp"
 #include "core/envelope.hpp"
 #include "core/json.hpp"
@@ -40,7 +42,10 @@ namespace json = core::json;
 // Binds the manifest, or says why not and returns null: setup_error for a
 // missing executable, unavailable for a unit the host lacks, invalid_request
 // for the rest. With `envelope`, the failure is also printed on stdout.
-std::unique_ptr<bind::Binding> load_binding(const std::string& manifest, bool envelope = false) {
+// `slots` and `key`, when given, get the manifest's slot count and what
+// identifies it across processes (its realpath, or its text from stdin).
+std::unique_ptr<bind::Binding> load_binding(const std::string& manifest, bool envelope = false,
+                                            int* slots = nullptr, std::string* key = nullptr) {
   auto refuse = [envelope](FailureCode code, const char* message) {
     if (envelope) {
       std::printf("%s\n", core::envelope_text(Failure{code, message, nullptr}).c_str());
@@ -48,12 +53,22 @@ std::unique_ptr<bind::Binding> load_binding(const std::string& manifest, bool en
     std::fprintf(stderr, "corral: %s: %s\n", std::string(to_string(code)).c_str(), message);
   };
   try {
+    bind::CommandTree tree;
     if (manifest == "-") {
       const std::string text{std::istreambuf_iterator<char>(std::cin),
                              std::istreambuf_iterator<char>()};
-      return bind::Binding::bind(bind::load_manifest(text));
+      tree = bind::load_manifest(text);
+      if (key != nullptr) *key = "stdin:" + text;
+    } else {
+      tree = bind::load_manifest_file(manifest);
+      if (key != nullptr) {
+        std::error_code ec;
+        *key = std::filesystem::canonical(manifest, ec).string();
+        if (ec) *key = manifest;
+      }
     }
-    return bind::Binding::bind(bind::load_manifest_file(manifest));
+    if (slots != nullptr) *slots = tree.supervisor.slots;
+    return bind::Binding::bind(std::move(tree));
   } catch (const bind::ExecutableNotFound& e) {
     refuse(FailureCode::setup_error, e.what());
   } catch (const std::invalid_argument& e) {
@@ -144,8 +159,31 @@ int run_call(const std::string& manifest, const std::string& name, const std::st
     std::fprintf(stderr, "corral: invalid_request: %s\n", e.what());
     return kExitUsage;
   }
-  std::unique_ptr<bind::Binding> binding = load_binding(manifest, !view_only);
+  int slots = 1;
+  std::string key;
+  std::unique_ptr<bind::Binding> binding = load_binding(manifest, !view_only, &slots, &key);
   if (!binding) return 1;
+  // The manifest's slots count every `corral call` of this user, not only
+  // this process's (call_slots.hpp).
+  std::optional<SharedSlot> slot;
+  std::string why;
+  switch (SharedSlot::take(key, slots, slot, why)) {
+    case SharedSlot::Result::taken:
+      break;
+    case SharedSlot::Result::busy: {
+      const Failure busy{FailureCode::busy,
+                         "all " + std::to_string(slots) +
+                             " slots of this manifest are held by other corral call processes",
+                         nullptr};
+      if (!view_only) std::printf("%s\n", core::envelope_text(busy).c_str());
+      std::fprintf(stderr, "corral: busy: %s\n", busy.message.c_str());
+      return 1;
+    }
+    case SharedSlot::Result::unshared:
+      std::fprintf(stderr, "corral: warning: slots are not shared with other calls: %s\n",
+                   why.c_str());
+      break;
+  }
   process::CancelSource cancel;
   options.cancel = cancel;
   try {

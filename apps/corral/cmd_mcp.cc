@@ -51,7 +51,13 @@ int serve_mcp(const daemon::SettingsParser& parser) {
 void add_mcp_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("mcp", find_daemon_command("mcp")->description);
   auto settings = std::make_shared<daemon::SettingsParser>(*cmd);
-  cmd->callback([&action, settings] { action = [settings] { return serve_mcp(*settings); }; });
+  add_mcp_config_command(*cmd, action);
+  cmd->callback([&action, settings, cmd] {
+    // `corral mcp config ...` set its own action.
+    if (cmd->get_subcommands().empty()) {
+      action = [settings] { return serve_mcp(*settings); };
+    }
+  });
 }
 
 }  // namespace corral::app

@@ -44,8 +44,10 @@ const DaemonCommand* find_daemon_command(std::string_view name);
 // `corral serve` (the daemon) and `corral check`.
 void add_serve_commands(CLI::App& app, Action& action);
 
-// `corral mcp`: an MCP server on stdin/stdout.
+// `corral mcp`: an MCP server on stdin/stdout; `corral mcp config CLIENT`
+// prints or writes a client's entry for it (cmd_mcp_config.cc).
 void add_mcp_command(CLI::App& app, Action& action);
+void add_mcp_config_command(CLI::App& mcp, Action& action);
 
 // Parses the settings, printing every refused value on stderr. `warnings`
 // gets the environment's warnings for the caller's log; when the settings

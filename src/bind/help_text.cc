@@ -385,6 +385,15 @@ void finish_flag(HelpFlag& flag, bool optional_value, bool negatable, Style styl
   if (auto text = default_in(flag.description, style)) {
     flag.default_json = typed_default(*text, flag.type);
   }
+  // A default outside the values read would fail the bind: the values win.
+  if (flag.default_json && !flag.choices.empty() &&
+      std::find(flag.choices.begin(), flag.choices.end(),
+                json::value_to<std::string>(json::parse(*flag.default_json))) ==
+          flag.choices.end()) {
+    flag.review.push_back("the help's default " + *flag.default_json +
+                          " is not among the values: left out");
+    flag.default_json.reset();
+  }
 }
 
 Style detect(const std::vector<std::string_view>& lines) {
@@ -624,6 +633,41 @@ HelpPage parse(std::string_view text) {
   }
   close_flag();
   end_paragraph();
+  // git lists a command's subcommands only in its usage lines ("git remote
+  // add ...", "or: git remote rename ..."): the third word, when every
+  // line names the same command.
+  // A git page that lists commands in sections is git itself: a group.
+  if (page.style == Style::git && !page.commands.empty()) page.group_only = true;
+  if (page.style == Style::git && page.commands.empty() && page.usage.size() > 1) {
+    std::string command;
+    bool runs_alone = false;
+    std::vector<std::string> seen;
+    for (const std::string& line : page.usage) {
+      std::vector<std::string_view> words;
+      for (std::size_t i = 0; i < line.size() && words.size() < 3;) {
+        const std::size_t end = std::min(line.find(' ', i), line.size());
+        if (end > i) words.push_back(std::string_view(line).substr(i, end - i));
+        i = end + 1;
+      }
+      if (words.size() < 2 || words[0] != "git") continue;
+      if (command.empty()) command = std::string(words[1]);
+      if (words[1] != command) continue;
+      if (words.size() < 3 || !is_word(words[2]) ||
+          !std::isalpha(static_cast<unsigned char>(words[2][0]))) {
+        runs_alone = true;
+        continue;
+      }
+      if (std::find(seen.begin(), seen.end(), words[2]) == seen.end()) {
+        seen.emplace_back(words[2]);
+      }
+    }
+    if (seen.size() >= 2) {
+      for (std::string& name : seen) {
+        if (page.commands.size() < kMaxCommands) page.commands.push_back({std::move(name), ""});
+      }
+      page.group_only = !runs_alone;
+    }
+  }
   if (page.style == Style::cobra && !page.usage.empty()) {
     page.group_only = std::all_of(page.usage.begin(), page.usage.end(),
                                   [](const std::string& u) { return u.ends_with("[command]"); });

@@ -194,7 +194,10 @@ class Walk {
     if (page.manual_page || (page.flags.empty() && page.commands.empty())) {
       if (std::optional<std::string> short_text = help_text(path, "-h")) {
         help::HelpPage other = help::parse(*short_text);
-        if (!other.flags.empty() || !other.commands.empty()) page = std::move(other);
+        if (!other.flags.empty() || !other.commands.empty()) {
+          page = std::move(other);
+          text = std::move(short_text);
+        }
       }
     }
     if (page.manual_page) page = help::HelpPage{};
@@ -208,7 +211,23 @@ class Walk {
     Imported& command = commands_[index];
     command.page = std::move(page);
     command.read = true;
-    if (command.description.empty()) command.description = command.page.description;
+    // A page with no usage, flags or commands is an error message ("fatal:
+    // not a git repository"), not a description.
+    const bool readable = !command.page.usage.empty() || !command.page.flags.empty() ||
+                          !command.page.commands.empty();
+    if (command.description.empty() && readable) command.description = command.page.description;
+    command.read = readable;
+    if (!readable) {
+      // What it said instead, on one short line.
+      std::string said = text->substr(0, text->find('\n'));
+      if (said.size() > 120) {
+        std::size_t cut = 117;  // on a character boundary
+        while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
+        said = said.substr(0, cut) + "...";
+      }
+      notes_.push_back(display(path) + ": its help shows no usage, flags or commands (\"" + said +
+                       "\")");
+    }
     if (style_ == help::Style::unknown) style_ = command.page.style;
     return !command.page.commands.empty();
   }
@@ -293,8 +312,8 @@ class Walk {
       ++reviews_;
     }
     const help::HelpPage& page = command.page;
-    if (!command.children.empty() && command.read && page.style == help::Style::cobra &&
-        !page.group_only) {
+    if (!command.children.empty() && command.read &&
+        (page.style == help::Style::cobra || page.style == help::Style::git) && !page.group_only) {
       w.line(depth, "runnable: true");
     }
     std::vector<const help::HelpFlag*> local, persistent;

@@ -1,8 +1,12 @@
 // tests/bind/cli_test.cc: the `corral tools` and `corral call` subcommands,
 // driven through the real binary.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -272,6 +276,65 @@ TEST(CorralCli, TimeoutEndsACallAsTimeout) {
     EXPECT_EQ(refused.out, "") << bad;
   }
   std::remove(manifest.c_str());
+}
+
+// `slots: 1` holds across processes: while one `corral call` runs, another
+// of the same manifest fails busy at once, and succeeds once the first ends.
+TEST(CorralCli, SlotsAreHeldAcrossCallProcesses) {
+  char dir_template[] = "/tmp/corral-slots-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  ::chmod(dir.c_str(), 0755);  // the command runs as another uid
+  const std::string ready = dir + "/ready", go = dir + "/go";
+  ASSERT_EQ(::mkfifo(ready.c_str(), 0666), 0);
+  ASSERT_EQ(::mkfifo(go.c_str(), 0666), 0);
+  ::chmod(ready.c_str(), 0666);
+  ::chmod(go.c_str(), 0666);
+  const std::string manifest = dir + "/hold.yaml";
+  std::ofstream(manifest) << "executable: /bin/sh\nname: hold\nsupervisor: {slots: 1}\n"
+                          << "confinement: {binds: [\"" << dir << ":/w:rw\"]}\n"
+                          << "separator: false\n"
+                          << "fixed_args: [-c, 'if [ \"$1\" = wait ]; then echo up > /w/ready; "
+                             "cat /w/go > /dev/null; fi; echo done', sh]\n";
+
+  const pid_t first = ::fork();
+  ASSERT_GE(first, 0);
+  if (first == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(CORRAL_TEST_CLI, CORRAL_TEST_CLI, "call", "--manifest", manifest.c_str(), "hold",
+            R"({"args":["wait"]})", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The first call's command is running (it took the slot before it ran).
+  const int ready_fd = ::open(ready.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(ready_fd, 0);
+  pollfd wait_ready{ready_fd, POLLIN, 0};
+  ASSERT_EQ(::poll(&wait_ready, 1, 60'000), 1) << "the first call never started its command";
+  char up[8] = {};
+  EXPECT_GT(::read(ready_fd, up, sizeof up), 0);
+  ::close(ready_fd);
+
+  Ran second = corral({"call", "--manifest", manifest, "hold", R"({"args":["quick"]})"});
+  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  EXPECT_NE(second.err.find("corral: busy: all 1 slots of this manifest are held"),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.out.find(R"("code":"busy")"), std::string::npos) << second.out;
+
+  // Let the first one finish; its slot is free again.
+  const int go_fd = ::open(go.c_str(), O_WRONLY);
+  ASSERT_GE(go_fd, 0);
+  EXPECT_EQ(::write(go_fd, "x", 1), 1);
+  ::close(go_fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(first, &status, 0), first);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  Ran third = corral({"call", "--view", "--manifest", manifest, "hold", R"({"args":["quick"]})"});
+  EXPECT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_NE(third.out.find(R"("stdout":"done\n")"), std::string::npos) << third.out;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //
 //   # call OP INPUT        then  #   argv: WORDS      (the executable by its base name)
 //                          or    #   refused: TEXT    (the start of the refusal's reason)
-//   # run OP INPUT         then  #   ok, exitCode N   or  #   CODE, exitCode N
+//   # run OP INPUT         then  #   ok, exitCode N[, stdout: "JSON string"]
+//                          or    #   CODE, exitCode N
 //   # operations: A B C    the operations the bind offers, in order
 //   # bind fails: TEXT     a part of the bind's error
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "bind/bind_test_util.hpp"
+#include "core/json.hpp"
 #include "corral/failure.hpp"
 
 namespace corral::bind {
@@ -73,15 +75,14 @@ std::string joined(const std::vector<std::string>& argv) {
 TEST(DocsCommands, EveryExampleBindsAndCallsAsWritten) {
   const std::vector<Example> all = examples();
   // The reference's examples: losing them must fail here, not pass quietly.
-  ASSERT_GE(all.size(), 8u);
+  ASSERT_GE(all.size(), 12u);
   int checks = 0;
   for (const Example& example : all) {
     SCOPED_TRACE("docs/commands.md example at line " + std::to_string(example.line));
-    CommandTree tree = load_manifest(example.yaml);
     std::unique_ptr<Binding> binding;
     std::string bind_error;
     try {
-      binding = Binding::bind(std::move(tree));
+      binding = Binding::bind(load_manifest(example.yaml));
     } catch (const std::invalid_argument& e) {
       bind_error = e.what();
     }
@@ -121,11 +122,19 @@ TEST(DocsCommands, EveryExampleBindsAndCallsAsWritten) {
         ASSERT_NE(comma, std::string::npos) << "a run without its outcome: " << run;
         const std::string outcome = next.substr(2, comma - 2);
         const int status = std::stoi(next.substr(comma + 11));
+        // ", stdout: JSON-STRING" when the example shows what it prints.
+        std::optional<std::string> stdout_text;
+        if (const std::size_t at = next.find(", stdout: "); at != std::string::npos) {
+          stdout_text = std::string(core::json::parse(next.substr(at + 10)).as_string());
+        }
         try {
           Execution execution = binding->call(op, input);
           EXPECT_EQ(outcome, "ok") << run;
           EXPECT_FALSE(execution.failed());
           EXPECT_EQ(execution.exit_code(), status);
+          if (stdout_text) {
+            EXPECT_EQ(execution.stdout_text(), *stdout_text) << run;
+          }
         } catch (const Error& e) {
           EXPECT_EQ(to_string(e.code()), outcome) << e.what();
           ASSERT_TRUE(e.execution());
@@ -135,7 +144,7 @@ TEST(DocsCommands, EveryExampleBindsAndCallsAsWritten) {
       }
     }
   }
-  EXPECT_GE(checks, 15);
+  EXPECT_GE(checks, 20);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ Flags:
       --timeout duration        how long to wait (default 1m0s)
       --dry-run                 only print
       --cacert file             a file (default: use the system's)
+      --mode string             one of (fast|safe) (default "auto")
 
 Global Flags:
       --verbose   say more
@@ -56,6 +57,10 @@ Global Flags:
   EXPECT_FALSE(cacert->default_json) << "words are not a default";
   EXPECT_FALSE(cacert->review.empty());
   EXPECT_TRUE(find(page, "verbose")->global);
+  // A default the values read do not hold would fail the bind.
+  const HelpFlag* mode = find(page, "mode");
+  EXPECT_EQ(mode->choices, (std::vector<std::string>{"fast", "safe"}));
+  EXPECT_FALSE(mode->default_json);
 }
 
 TEST(HelpText, CobraGroupsAndCommandLists) {
@@ -126,6 +131,7 @@ start a working area (see also: git help tutorial)
   EXPECT_EQ(top.description, "");
   ASSERT_EQ(top.commands.size(), 2u);
   EXPECT_EQ(top.commands[1].name, "init");
+  EXPECT_TRUE(top.group_only);
   const HelpPage log = parse(R"(usage: git log [<options>] [<revision-range>] [[--] <path>...]
 
     -q, --quiet           suppress diff output
@@ -139,6 +145,28 @@ start a working area (see also: git help tutorial)
   EXPECT_FALSE(find(log, "signed")->review.empty());
   EXPECT_FALSE(find(log, "L")->long_form);
   EXPECT_EQ(find(log, "L")->type, "string");
+}
+
+TEST(HelpText, GitSubcommandsFromUsageLines) {
+  const HelpPage remote = parse(R"(usage: git remote [-v | --verbose]
+   or: git remote add [-t <branch>] <name> <url>
+   or: git remote rename [--[no-]progress] <old> <new>
+   or: git remote remove <name>
+
+    -v, --verbose         be verbose; must be placed before a subcommand
+)");
+  ASSERT_EQ(remote.commands.size(), 3u);
+  EXPECT_EQ(remote.commands[2].name, "remove");
+  EXPECT_FALSE(remote.group_only) << "`git remote` alone lists the remotes";
+  const HelpPage stash = parse(R"(usage: git stash list [<log-options>]
+   or: git stash show [<diff-options>] [<stash>]
+)");
+  EXPECT_EQ(stash.commands.size(), 2u);
+  EXPECT_TRUE(stash.group_only);
+  const HelpPage log = parse(R"(usage: git log [<options>] [<revision-range>]
+   or: git show [<options>] <object>...
+)");
+  EXPECT_TRUE(log.commands.empty());
 }
 
 TEST(HelpText, ArgparseChoicesAndSubcommands) {

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, promises as fs, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -500,13 +500,15 @@ test('Streamable HTTP: failed initializes take no session slot', async () => {
 // The configurations docs/mcp.md shows, run as a client would run them.
 test('docs/mcp.md: every client configuration shown works', async () => {
   const doc = readFileSync(path.join(root, 'docs/mcp.md'), 'utf8');
+  // VS Code's file calls them "servers"; the other clients "mcpServers".
   const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]))
-    .filter((b) => b.mcpServers);
-  assert.ok(blocks.length >= 2);
+    .filter((b) => b.mcpServers || b.servers);
+  assert.ok(blocks.length >= 3);
   const server = await serve(['--auth-token', 'TOKEN']);
   try {
     for (const block of blocks) {
-      for (const [name, entry] of Object.entries(block.mcpServers)) {
+      for (const [name, entry] of Object.entries(block.mcpServers ?? block.servers)) {
+        if (block.servers) assert.ok(['stdio', 'http'].includes(entry.type), `${name}: VS Code needs a type`);
         let client;
         if (entry.command) {
           const args = entry.args.map((a) => (a === '/etc/corral/tools.yaml' ? manifest : a));
@@ -525,4 +527,62 @@ test('docs/mcp.md: every client configuration shown works', async () => {
   } finally {
     assert.equal(await server.stop(), 0);
   }
+});
+
+// `corral mcp config CLIENT` prints what each client's file takes; each
+// printed entry is started (stdio) or reached (HTTP) as that client would.
+test('corral mcp config: every client\'s entry works, and --write merges', async () => {
+  const shapes = { 'claude-desktop': 'mcpServers', 'claude-code': 'mcpServers', vscode: 'servers', cursor: 'mcpServers' };
+  const printed = (args) => {
+    const out = spawnSync(corral, ['mcp', 'config', ...args], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    return JSON.parse(out.stdout);
+  };
+  for (const [clientName, key] of Object.entries(shapes)) {
+    const entry = printed([clientName, '--manifest', manifest, '--arg', '--max-workers', '--arg', '1'])[key].corral;
+    assert.equal(entry.type, clientName === 'claude-code' || clientName === 'vscode' ? 'stdio' : undefined);
+    assert.ok(path.isAbsolute(entry.command), entry.command);
+    const client = new Client({ name: clientName, version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'ignore' }));
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'fixture_greet'), `${clientName}: ${tools.map((t) => t.name)}`);
+    await client.close();
+  }
+  const server = await serve(['--auth-token', 'TOKEN']);
+  try {
+    for (const clientName of ['claude-code', 'vscode', 'cursor']) {
+      const entry = printed([clientName, '--url', server.url, '--header', 'Authorization: Bearer TOKEN'])[shapes[clientName]].corral;
+      assert.equal(entry.url, server.url);
+      if (clientName !== 'cursor') assert.equal(entry.type, 'http');
+      const { client } = await httpClient(entry.url, entry.headers);
+      assert.ok((await client.listTools()).tools.length > 0);
+      await client.close();
+    }
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+  // Claude Desktop's file starts processes only: a bridge to the URL.
+  const desktop = printed(['claude-desktop', '--url', 'http://127.0.0.1:1/mcp']).mcpServers.corral;
+  assert.deepEqual(desktop, { command: 'npx', args: ['-y', 'mcp-remote', 'http://127.0.0.1:1/mcp'] });
+
+  // --write keeps what the file had, replaces only its own name, refuses
+  // what it would lose.
+  const file = path.join(scratch, 'vscode-mcp.json');
+  writeFileSync(file, JSON.stringify({ inputs: [{ id: 'k' }], servers: { other: { type: 'stdio', command: 'x' }, corral: { old: true } } }));
+  const wrote = spawnSync(corral, ['mcp', 'config', 'vscode', '--write', '--file', file, '--manifest', manifest], { encoding: 'utf8' });
+  assert.equal(wrote.status, 0, wrote.stderr);
+  assert.match(wrote.stderr, /replaced "corral"/);
+  const merged = JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual(merged.inputs, [{ id: 'k' }]);
+  assert.deepEqual(merged.servers.other, { type: 'stdio', command: 'x' });
+  assert.equal(merged.servers.corral.type, 'stdio');
+  const commented = path.join(scratch, 'commented.json');
+  writeFileSync(commented, '{ // mine\n "servers": {} }');
+  const refused = spawnSync(corral, ['mcp', 'config', 'vscode', '--write', '--file', commented], { encoding: 'utf8' });
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /not plain JSON/);
+  assert.equal(readFileSync(commented, 'utf8'), '{ // mine\n "servers": {} }');
+  const nested = path.join(scratch, 'new', 'dir', 'mcp.json');
+  assert.equal(spawnSync(corral, ['mcp', 'config', 'cursor', '--write', '--file', nested]).status, 0);
+  assert.ok(JSON.parse(readFileSync(nested, 'utf8')).mcpServers.corral.command);
 });
