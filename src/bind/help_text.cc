@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/json.hpp"
+#include "core/utf8.hpp"
 
 namespace corral::bind::help {
 
@@ -45,10 +46,7 @@ std::string lower(std::string_view s) {
 
 // Cut at `limit` bytes on a character boundary.
 std::string bounded(std::string text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  std::size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  text.resize(core::utf8_cut(text, limit));
   return text;
 }
 

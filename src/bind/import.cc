@@ -11,6 +11,7 @@
 
 #include "bind/help_text.hpp"
 #include "core/json.hpp"
+#include "core/utf8.hpp"
 #include "corral/bind.hpp"
 #include "corral/bind_import.hpp"
 #include "process/spawn.hpp"
@@ -28,6 +29,7 @@ struct Imported {
   std::string description;
   help::HelpPage page;
   bool read = false;                  // its own help was read
+  std::size_t parent = 0;             // index into the walk's list (the root's: itself)
   std::vector<std::size_t> children;  // indexes into the walk's list
 };
 
@@ -108,6 +110,7 @@ class Walk {
         child.path = commands_[at].path;
         child.path.push_back(listed.name);
         child.description = listed.description;
+        child.parent = at;
         const std::size_t index = commands_.size();
         commands_.push_back(std::move(child));
         commands_[at].children.push_back(index);
@@ -204,7 +207,8 @@ class Walk {
     // A program that answers every subcommand with its own top page would
     // be walked forever: a page that lists what its parent listed lists no
     // children of its own.
-    if (index != 0 && !page.commands.empty() && same_commands(page, parent_of(index).page)) {
+    if (index != 0 && !page.commands.empty() &&
+        same_commands(page, commands_[commands_[index].parent].page)) {
       page.commands.clear();
       note_once("loop", "some subcommands' help repeats their parent's command list: not walked");
     }
@@ -220,25 +224,12 @@ class Walk {
     if (!readable) {
       // What it said instead, on one short line.
       std::string said = text->substr(0, text->find('\n'));
-      if (said.size() > 120) {
-        std::size_t cut = 117;  // on a character boundary
-        while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
-        said = said.substr(0, cut) + "...";
-      }
+      if (said.size() > 120) said = said.substr(0, core::utf8_cut(said, 117)) + "...";
       notes_.push_back(display(path) + ": its help shows no usage, flags or commands (\"" + said +
                        "\")");
     }
     if (style_ == help::Style::unknown) style_ = command.page.style;
     return !command.page.commands.empty();
-  }
-
-  const Imported& parent_of(std::size_t index) const {
-    for (const Imported& c : commands_) {
-      for (std::size_t child : c.children) {
-        if (child == index) return c;
-      }
-    }
-    return commands_[0];
   }
 
   static bool same_commands(const help::HelpPage& a, const help::HelpPage& b) {
