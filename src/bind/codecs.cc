@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/units.hpp"
+#include "core/utf8.hpp"
 #include "re2/re2.h"
 
 namespace corral::bind {
@@ -432,7 +433,13 @@ class Narrowed final : public Codec {
       options.set_log_errors(false);
       options.set_max_mem(kPatternMemory);
       pattern_ = std::make_unique<const RE2>(re2::StringPiece(text.data(), text.size()), options);
-      if (!pattern_->ok()) reject("bad pattern: " + pattern_->error());
+      // RE2 quotes the part of the pattern it refuses, which may be nearly
+      // all of its 4 KiB: the message keeps a short prefix of it.
+      if (!pattern_->ok()) {
+        const std::string& why = pattern_->error();
+        reject("bad pattern: " + why.substr(0, core::utf8_cut(why, 160)) +
+               (why.size() > 160 ? "..." : ""));
+      }
     }
     for (const char* key : {"minLength", "maxLength"}) {
       if (auto* m = constraints.if_contains(key)) {

@@ -190,6 +190,21 @@ TEST(TextCodec, PatternsRe2CannotRunAreRefusedAtBind) {
                std::invalid_argument);
 }
 
+// Found by fuzz_codecs: RE2's error quotes the refused part of the pattern,
+// so a 4 KiB pattern made a 4 KiB refusal.
+TEST(TextCodec, ARefusedPatternIsQuotedShort) {
+  // "missing ): (aaa...": RE2 quotes the pattern from the open parenthesis.
+  const std::string pattern = "(" + std::string(4000, 'a');
+  try {
+    text_codec(R"({"pattern":")" + pattern + "\"}");
+    ADD_FAILURE() << "the pattern was taken";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("bad pattern: ", 0), 0u) << what.substr(0, 200);
+    EXPECT_LT(what.size(), 300u);
+  }
+}
+
 TEST(TextCodec, PatternIsSearchedNotAnchored) {
   auto codec = text_codec(R"({"pattern":"\\d{3}-\\d{4}"})");
   std::vector<std::string> argv;
