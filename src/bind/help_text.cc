@@ -655,7 +655,8 @@ HelpPage parse(std::string_view text) {
         runs_alone = true;
         continue;
       }
-      if (std::find(seen.begin(), seen.end(), words[2]) == seen.end()) {
+      if (words[2] != "help" && words[2] != "completion" &&
+          std::find(seen.begin(), seen.end(), words[2]) == seen.end()) {
         seen.emplace_back(words[2]);
       }
     }

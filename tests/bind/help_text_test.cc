@@ -163,6 +163,13 @@ TEST(HelpText, GitSubcommandsFromUsageLines) {
 )");
   EXPECT_EQ(stash.commands.size(), 2u);
   EXPECT_TRUE(stash.group_only);
+  // Found by fuzz_help_text: help named in usage lines is no command.
+  const HelpPage bisect = parse(R"(usage: git bisect start [<bad>]
+   or: git bisect help
+   or: git bisect reset
+)");
+  EXPECT_EQ(bisect.commands.size(), 2u);
+  for (const HelpCommand& c : bisect.commands) EXPECT_NE(c.name, "help");
   const HelpPage log = parse(R"(usage: git log [<options>] [<revision-range>]
    or: git show [<options>] <object>...
 )");
