@@ -197,13 +197,18 @@ class Walk {
     if (page.manual_page || (page.flags.empty() && page.commands.empty())) {
       if (std::optional<std::string> short_text = help_text(path, "-h")) {
         help::HelpPage other = help::parse(*short_text);
-        if (!other.flags.empty() || !other.commands.empty()) {
+        // -h wins with anything it can read, or with a usage line where
+        // --help showed a manual page or less (git shows its manual page
+        // where `man` is installed and "failed to exec 'man'" where not).
+        if (!other.flags.empty() || !other.commands.empty() ||
+            (!other.usage.empty() && (page.manual_page || page.usage.empty()))) {
           page = std::move(other);
           text = std::move(short_text);
         }
       }
     }
-    if (page.manual_page) page = help::HelpPage{};
+    const bool manual = page.manual_page;
+    if (manual) page = help::HelpPage{};
     // A program that answers every subcommand with its own top page would
     // be walked forever: a page that lists what its parent listed lists no
     // children of its own.
@@ -223,10 +228,11 @@ class Walk {
     command.read = readable;
     if (!readable) {
       // What it said instead, on one short line.
+      // A manual page's header names the machine's man, not the program.
       std::string said = text->substr(0, text->find('\n'));
       if (said.size() > 120) said = said.substr(0, core::utf8_cut(said, 117)) + "...";
-      notes_.push_back(display(path) + ": its help shows no usage, flags or commands (\"" + said +
-                       "\")");
+      notes_.push_back(display(path) + ": its help shows no usage, flags or commands (" +
+                       (manual ? std::string("a manual page") : "\"" + said + "\"") + ")");
     }
     if (style_ == help::Style::unknown) style_ = command.page.style;
     return !command.page.commands.empty();
