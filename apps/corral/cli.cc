@@ -100,8 +100,13 @@ std::string read_source(const std::string& file) {
 
 Language language_of(const std::string& flag, const std::string& file) {
   if (!flag.empty()) return parse_language(flag);
-  const bool rb = file.size() > 3 && file.compare(file.size() - 3, 3, ".rb") == 0;
-  return rb ? Language::ruby : Language::javascript;
+  const auto ends_with = [&](std::string_view suffix) {
+    return file.size() > suffix.size() &&
+           file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with(".rb")) return Language::ruby;
+  if (ends_with(".ts") || ends_with(".mts") || ends_with(".cts")) return Language::typescript;
+  return Language::javascript;
 }
 
 std::vector<std::string> environment_warnings() {

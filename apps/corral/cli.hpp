@@ -71,8 +71,9 @@ const char* engine_command_description(std::string_view name);
 // the file cannot be read.
 std::string read_source(const std::string& file);
 
-// The guest language of FILE: `flag` when given ("javascript" or "ruby",
-// else std::invalid_argument), ruby for a .rb file, javascript otherwise.
+// The guest language of FILE: `flag` when given ("javascript", "typescript"
+// or "ruby", else std::invalid_argument), ruby for a .rb file, typescript for
+// .ts/.mts/.cts, javascript otherwise.
 Language language_of(const std::string& flag, const std::string& file);
 
 // A warning for each CORRAL_ variable in this process's environment that

@@ -2,7 +2,7 @@
 // executor protocol's command-line client.
 //
 //   corral exec --server URL [--echo] [--manifest FILE] [--timeout 5s|none]
-//               [--language javascript|ruby] [--token TOKEN] [--json] FILE|-
+//               [--language javascript|typescript|ruby] [--token TOKEN] [--json] FILE|-
 //
 // The guest may call `codemode.echo(input)` (--echo: answers with its input)
 // and every operation of a manifest of bound commands (--manifest: answered
@@ -32,7 +32,7 @@ struct ExecFlags {
   std::string manifest;
   std::string timeout;
   std::string token;
-  std::string language;  // empty: by the file's extension (.rb is ruby)
+  std::string language;  // empty: by the file's extension (.rb ruby, .ts typescript)
   bool echo = false;
   bool json = false;
 };
@@ -137,8 +137,8 @@ void add_exec_command(CLI::App& app, Action& action) {
                    "Ask for this timeout (e.g. 5s, 250ms; none asks for the server's ceiling)")
       ->type_name("DURATION");
   exec->add_option("--language", flags->language,
-                   "javascript or ruby (default: ruby for .rb files, else javascript)")
-      ->type_name("javascript|ruby");
+                   "javascript, typescript or ruby (default: by the extension: .rb ruby, .ts typescript, else javascript)")
+      ->type_name("javascript|typescript|ruby");
   exec->add_option("--token", flags->token, "Send Authorization: Bearer TOKEN")->type_name("TOKEN");
   exec->add_flag("--json", flags->json, "Print the result envelope as JSON");
   exec->callback([&action, flags] { action = [flags] { return run_exec(*flags); }; });

@@ -1,5 +1,6 @@
-// `corral run FILE|-`: run a script in the sandbox (JavaScript, or Ruby for
-// `.rb` files and `--language ruby`).
+// `corral run FILE|-`: run a script in the sandbox (JavaScript; TypeScript for
+// `.ts` files and `--language typescript`; Ruby for `.rb` files and
+// `--language ruby`).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -23,7 +24,7 @@ struct RunFlags {
   std::string stdout_limit = "1MiB";
   std::string stderr_limit = "1MiB";
   std::string profile = "hermetic";
-  std::string language;  // empty: by the file's extension (.rb is ruby)
+  std::string language;  // empty: by the file's extension (.rb ruby, .ts typescript)
   bool json = false;
   bool code_mode = false;
 };
@@ -117,8 +118,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->type_name("hermetic|permissive")
       ->capture_default_str();
   run->add_option("--language", flags->language,
-                  "javascript or ruby (default: ruby for .rb files, else javascript)")
-      ->type_name("javascript|ruby");
+                  "javascript, typescript or ruby (default: by the extension: .rb ruby, .ts typescript, else javascript)")
+      ->type_name("javascript|typescript|ruby");
   run->add_flag("--json", flags->json,
                 "Print the result envelope (the Execution or the failure) as JSON");
   run->add_flag("--code-mode", flags->code_mode,

@@ -1,6 +1,6 @@
 // corral/language.hpp: the languages guest code is written in, named the way
-// every surface spells them ("javascript", "ruby": the executor protocol's
-// `language`, `corral run --language`, MCP `execute`).
+// every surface spells them ("javascript", "typescript", "ruby": the executor
+// protocol's `language`, `corral run --language`, MCP `execute`).
 //
 // Part of corral::core, so a program that only sends code elsewhere (the
 // executor client, `corral exec`) names a language without linking an engine.
@@ -12,11 +12,15 @@ namespace corral {
 
 // Language: what a run's code is written in.
 //   javascript: V8 (the default).
+//   typescript: V8, after TypeScript's types are erased in place (lines and
+//               columns unchanged); syntax with no erasable form (`enum`,
+//               parameter properties, ...) is a compile_error. Plain
+//               JavaScript runs unchanged. docs/sandbox.md, "TypeScript".
 //   ruby:       mruby 3.1 (docs/ruby.md).
-enum class Language { javascript, ruby };
+enum class Language { javascript, ruby, typescript };
 
-// Parses "javascript" / "ruby"; throws std::invalid_argument naming
-// "language" for anything else.
+// Parses "javascript" / "typescript" / "ruby"; throws std::invalid_argument
+// naming "language" for anything else.
 Language parse_language(std::string_view text);
 std::string_view to_string(Language language) noexcept;
 

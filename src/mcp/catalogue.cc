@@ -17,8 +17,10 @@ namespace corral::mcp {
 namespace {
 
 constexpr const char* kExecuteDescription =
-    "Run JavaScript in corral's sandbox (code mode). Write one async arrow function, "
-    "`async () => { ... }`, whose return value (JSON) is the result; console.log output is "
+    "Run TypeScript (or plain JavaScript) in corral's sandbox (code mode). Write one async "
+    "arrow function, `async () => { ... }`, whose return value (JSON) is the result; types are "
+    "erased, not checked, and `enum`, `namespace` with values, parameter properties and "
+    "decorators are refused (use objects and plain fields); console.log output is "
     "captured. The code has no network, files, timers or processes: only the functions below, "
     "called as `await codemode.<name>(input)`, so one run can chain many tool calls. Every run "
     "starts from a fresh context. `timeout` (milliseconds) bounds the run.";
@@ -43,8 +45,8 @@ json::object execute_input_schema() {
                                     {"exclusiveMinimum", 0},
                                     {"description", "Milliseconds the run may take."}}},
            {"language", json::object{{"type", "string"},
-                                     {"enum", json::array{"javascript", "ruby"}},
-                                     {"default", "javascript"},
+                                     {"enum", json::array{"typescript", "javascript", "ruby"}},
+                                     {"default", "typescript"},
                                      {"description", "The language `code` is written in."}}}}},
       {"required", json::array{"code"}},
       {"additionalProperties", false}};

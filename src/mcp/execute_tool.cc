@@ -18,7 +18,9 @@ namespace {
 struct ExecuteCall {
   std::string code;
   std::chrono::milliseconds timeout;
-  sandbox::Language language = sandbox::Language::javascript;
+  // TypeScript by default: the description shows declarations, so models
+  // write annotations; plain JavaScript strips to itself.
+  sandbox::Language language = sandbox::Language::typescript;
 };
 
 // `arguments` as an ExecuteCall, or what is wrong with them.
@@ -38,7 +40,8 @@ std::variant<ExecuteCall, std::string> read_execute(const json::object& argument
         std::chrono::milliseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ms)));
   }
   if (const json::value* l = arguments.if_contains("language"); l && !l->is_null()) {
-    if (!l->is_string()) return "execute: `language` must be \"javascript\" or \"ruby\"";
+    if (!l->is_string())
+      return "execute: `language` must be \"typescript\", \"javascript\" or \"ruby\"";
     try {
       call.language = sandbox::parse_language(std::string(l->get_string()));
     } catch (const std::invalid_argument& e) {

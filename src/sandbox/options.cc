@@ -46,8 +46,9 @@ void validate(const Options& options) {
   if (options.profile != Profile::hermetic && options.profile != Profile::permissive) {
     throw std::invalid_argument("profile must be hermetic or permissive");
   }
-  if (options.language != Language::javascript && options.language != Language::ruby) {
-    throw std::invalid_argument("language must be javascript or ruby");
+  if (options.language != Language::javascript && options.language != Language::ruby &&
+      options.language != Language::typescript) {
+    throw std::invalid_argument("language must be javascript, typescript or ruby");
   }
 }
 

@@ -119,7 +119,7 @@ TimeoutAsk parse_timeout(const json::value& timeout) {
 
 sandbox::Language parse_language_param(const json::value& language) {
   if (!language.is_string()) {
-    throw std::invalid_argument("language must be \"javascript\" or \"ruby\"");
+    throw std::invalid_argument("language must be \"javascript\", \"typescript\" or \"ruby\"");
   }
   return sandbox::parse_language(
       std::string_view(language.get_string().data(), language.get_string().size()));

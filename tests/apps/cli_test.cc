@@ -138,7 +138,7 @@ TEST(Cli, HelpShowsTypesNotText) {
     EXPECT_TRUE(contains(serve.out, shown)) << shown << "\n" << serve.out;
   const Ran run = corral("run --help");
   for (const char* shown : {"--timeout DURATION=60s", "--memory-limit SIZE=64MiB",
-                            "--stdout-limit SIZE", "--language javascript|ruby"})
+                            "--stdout-limit SIZE", "--language javascript|typescript|ruby"})
     EXPECT_TRUE(contains(run.out, shown)) << shown << "\n" << run.out;
   const Ran status = corral("status --help");
   EXPECT_TRUE(contains(status.out, "--admin-port PORT")) << status.out;

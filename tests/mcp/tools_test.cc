@@ -107,7 +107,7 @@ TEST(McpTools, ExecuteRunsRubyWhenAskedWithTheFunctionsAsCodemodeConstants) {
   json::value listed = h.request("tools/list");
   const json::object& execute = listed.at("result").at("tools").at(0).as_object();
   EXPECT_EQ(json::serialize(execute.at("inputSchema").at("properties").at("language").at("enum")),
-            R"(["javascript","ruby"])");
+            R"(["typescript","javascript","ruby"])");
   EXPECT_NE(std::string(execute.at("description").as_string()).find("Codemode::A.b(x: 1)"),
             std::string::npos);
 

@@ -89,7 +89,7 @@ TEST_F(ExecCommand, RubyFilesAndTheLanguageFlagRunRuby) {
   EXPECT_EQ(flag.out, "3\n");
   Result bad = shell("echo 1 | " + exec("--language cobol - 2>&1"));
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.out.find("language must be javascript or ruby"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("language must be javascript, typescript or ruby"), std::string::npos) << bad.out;
   std::remove(script.c_str());
   rmdir(dir);
 }

@@ -67,7 +67,7 @@ TEST_F(Protocol, BadExecuteParamsAreInvalidRequestInsideTheEnvelope) {
       {json::object{{"code", "1"}, {"timeout", -5}}, "timeout must be a positive"},
       {json::object{{"code", "1"}, {"timeout", "1s"}}, "timeout must be a positive"},
       {json::object{{"code", "1"}, {"memory", 5}}, "no parameter \"memory\""},
-      {json::object{{"code", "1"}, {"language", "cobol"}}, "language must be javascript or ruby"},
+      {json::object{{"code", "1"}, {"language", "cobol"}}, "language must be javascript, typescript or ruby"},
       {json::object{{"code", "1"}, {"language", 1}}, "language must be"},
   };
   std::int64_t id = 0;

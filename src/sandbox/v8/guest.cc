@@ -4,6 +4,7 @@
 #include "sandbox/v8/values.hpp"
 
 #include "sandbox/identifier.hpp"
+#include "sandbox/typescript/strip.hpp"
 
 namespace corral::sandbox::v8engine {
 namespace {
@@ -194,6 +195,34 @@ std::string_view strip_code(std::string_view code) {
   return code;
 }
 
+// The JavaScript a run compiles from `code`: for TypeScript guests the types
+// erased in place. Syntax with no erasable form is false, with the
+// compile_error message in `error`. Source the stripper cannot read goes to
+// V8 as written, whose syntax error then names the line.
+bool guest_javascript(const RunContext& rc, std::string_view code, std::string_view name,
+                      std::string& out, std::string& error) {
+  if (rc.engine.options().language != Language::typescript) {
+    out.assign(code);
+    return true;
+  }
+  typescript::StripResult stripped = typescript::strip_types(code);
+  if (stripped.status == typescript::StripResult::Status::refused) {
+    error = "TypeScript: " + stripped.reason + " at " + std::string(name) + ":" +
+            std::to_string(stripped.line) + ":" + std::to_string(stripped.column);
+    return false;
+  }
+  out = std::move(stripped.code);
+  return true;
+}
+
+bool guest_javascript(RunContext& rc, std::string_view code, std::string& out) {
+  std::string error;
+  if (guest_javascript(rc, code, "(eval)", out, error)) return true;
+  rc.outcome.failure = FailureCode::compile_error;
+  rc.outcome.message = std::move(error);
+  return false;
+}
+
 // Compiles `code` once for the isolate; on failure returns an empty Global
 // and leaves the error text in `error` (the TryCatch is reset).
 v8::Global<v8::UnboundScript> compile_unbound(v8::Local<v8::Context> context,
@@ -222,8 +251,15 @@ bool ensure_compiled(RunContext& rc, const Registry& registry) {
   if (scripts.compiled) return true;
   for (const Snippet& snippet : registry.snippets) {
     std::string snippet_error;
-    scripts.snippets.push_back(compile_unbound(rc.context, rc.try_catch, snippet.code,
-                                               "(snippet:" + snippet.name + ")", snippet_error));
+    const std::string name = "(snippet:" + snippet.name + ")";
+    std::string code;
+    if (!guest_javascript(rc, snippet.code, name, code, snippet_error)) {
+      scripts.snippets.emplace_back();
+      scripts.snippet_errors.push_back(snippet_error);
+      continue;
+    }
+    scripts.snippets.push_back(
+        compile_unbound(rc.context, rc.try_catch, code, name, snippet_error));
     scripts.snippet_errors.push_back(snippet_error);
     if (rc.run.stopped()) {
       // Stopped while compiling: not a verdict on the snippet; retry next run.
@@ -253,7 +289,9 @@ std::string wrapped(std::string_view prefix, std::string_view code, std::string_
 }
 
 bool run_execute(RunContext& rc, std::string_view raw) {
-  const std::string_view code = strip_code(raw);
+  std::string javascript;
+  if (!guest_javascript(rc, strip_code(raw), javascript)) return false;
+  const std::string_view code = javascript;
   std::string expression_error;
   std::string script_error;
   std::string body_error;
@@ -397,9 +435,10 @@ bool run_guest(RunContext& rc, const RunRequest& request, const Registry& regist
   switch (request.kind) {
     case RunRequest::Kind::eval: {
       std::string error;
+      std::string code;
+      if (!guest_javascript(rc, request.code, code)) return false;
       v8::Local<v8::Script> script;
-      if (!compile(rc.context, rc.try_catch, request.code, "(eval)", 0, 0, error)
-               .ToLocal(&script)) {
+      if (!compile(rc.context, rc.try_catch, code, "(eval)", 0, 0, error).ToLocal(&script)) {
         if (!rc.run.stopped()) {
           rc.outcome.failure = FailureCode::compile_error;
           rc.outcome.message = error;

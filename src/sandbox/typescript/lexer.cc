@@ -1,0 +1,282 @@
+#include "sandbox/typescript/lexer.hpp"
+
+#include "core/utf8.hpp"
+
+namespace corral::sandbox::typescript {
+namespace {
+
+// The code point of the valid UTF-8 character at `pos`, or -1 (ASCII is
+// not asked for here; an invalid sequence is one "character" of its own).
+struct Decoded {
+  std::int32_t code_point;
+  std::uint32_t length;
+};
+
+Decoded decode(std::string_view s, std::uint32_t pos) {
+  const core::Utf8Step step = core::utf8_step(s, pos);
+  if (!step.valid) return {-1, static_cast<std::uint32_t>(step.length)};
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[pos + i]); };
+  std::int32_t cp = 0;
+  switch (step.length) {
+    case 2:
+      cp = ((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F);
+      break;
+    case 3:
+      cp = ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+      break;
+    case 4:
+      cp = ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) |
+           (byte(3) & 0x3F);
+      break;
+    default:
+      cp = byte(0);
+  }
+  return {cp, static_cast<std::uint32_t>(step.length)};
+}
+
+bool is_unicode_space(std::int32_t cp) {
+  return cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+}
+
+bool is_ascii_name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '\\';
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_ascii_name_part(char c) { return is_ascii_name_start(c) || is_digit(c); }
+
+// Punctuators of two or more characters, longest first within a first
+// character. `>` is never joined (see lexer.hpp); `?.` is checked apart
+// (not before a digit: `a?.5:b`).
+constexpr std::string_view kLongPuncts[] = {
+    "...", "===", "!==", "**=", "<<=", "&&=", "||=", "?\?=", "=>", "==",  "!=", "<=", "<<", "+=",
+    "-=",  "*=",  "/=",  "%=",  "&=",  "|=",  "^=",  "&&",   "||", "?\?", "++", "--", "**"};
+
+}  // namespace
+
+std::uint32_t line_terminator_at(std::string_view s, std::uint32_t pos) noexcept {
+  if (pos >= s.size()) return 0;
+  if (s[pos] == '\n') return 1;
+  if (s[pos] == '\r') return pos + 1 < s.size() && s[pos + 1] == '\n' ? 2 : 1;
+  if (static_cast<unsigned char>(s[pos]) == 0xE2 && pos + 2 < s.size() &&
+      static_cast<unsigned char>(s[pos + 1]) == 0x80 &&
+      (static_cast<unsigned char>(s[pos + 2]) == 0xA8 ||
+       static_cast<unsigned char>(s[pos + 2]) == 0xA9)) {
+    return 3;
+  }
+  return 0;
+}
+
+std::uint32_t Lexer::skip_trivia(std::uint32_t pos, bool& newline) const {
+  const std::string_view s = source_;
+  const auto n = static_cast<std::uint32_t>(s.size());
+  if (pos == 0 && s.size() >= 2 && s[0] == '#' && s[1] == '!') {  // hashbang
+    while (pos < n && line_terminator_at(s, pos) == 0) ++pos;
+  }
+  while (pos < n) {
+    const char c = s[pos];
+    if (const std::uint32_t lt = line_terminator_at(s, pos)) {
+      newline = true;
+      pos += lt;
+    } else if (c == ' ' || c == '\t' || c == '\v' || c == '\f') {
+      ++pos;
+    } else if (c == '/' && pos + 1 < n && s[pos + 1] == '/') {
+      while (pos < n && line_terminator_at(s, pos) == 0) ++pos;
+    } else if (c == '/' && pos + 1 < n && s[pos + 1] == '*') {
+      const std::size_t close = s.find("*/", pos + 2);
+      if (close == std::string_view::npos) throw LexError{pos};
+      for (std::uint32_t i = pos + 2; i < close; ++i) {
+        if (line_terminator_at(s, i) != 0) newline = true;
+      }
+      pos = static_cast<std::uint32_t>(close + 2);
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      const Decoded d = decode(s, pos);
+      if (!is_unicode_space(d.code_point)) break;
+      pos += d.length;
+    } else {
+      break;
+    }
+  }
+  return pos;
+}
+
+std::uint32_t Lexer::scan_name_tail(std::uint32_t pos) const {
+  const std::string_view s = source_;
+  while (pos < s.size()) {
+    const char c = s[pos];
+    if (c == '\\') {  // \uXXXX or \u{...}
+      ++pos;
+      if (pos < s.size() && s[pos] == 'u') ++pos;
+      if (pos < s.size() && s[pos] == '{') {
+        while (pos < s.size() && s[pos] != '}') ++pos;
+        if (pos < s.size()) ++pos;
+      } else {
+        for (int i = 0; i < 4 && pos < s.size() && is_ascii_name_part(s[pos]); ++i) ++pos;
+      }
+    } else if (is_ascii_name_part(c)) {
+      ++pos;
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      const Decoded d = decode(s, pos);
+      if (is_unicode_space(d.code_point) || d.code_point == 0x2028 || d.code_point == 0x2029) break;
+      pos += d.length;
+    } else {
+      break;
+    }
+  }
+  return pos;
+}
+
+std::uint32_t Lexer::scan_number(std::uint32_t pos) const {
+  const std::string_view s = source_;
+  const auto part = [&](std::uint32_t p) {
+    return p < s.size() && (is_ascii_name_part(s[p]) && s[p] != '\\' && s[p] != '$');
+  };
+  if (s[pos] == '0' && pos + 1 < s.size() &&
+      (s[pos + 1] == 'x' || s[pos + 1] == 'X' || s[pos + 1] == 'o' || s[pos + 1] == 'O' ||
+       s[pos + 1] == 'b' || s[pos + 1] == 'B')) {
+    pos += 2;
+    while (part(pos)) ++pos;
+    return pos;
+  }
+  while (pos < s.size() && (is_digit(s[pos]) || s[pos] == '_')) ++pos;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    while (pos < s.size() && (is_digit(s[pos]) || s[pos] == '_')) ++pos;
+  }
+  if (pos < s.size() && (s[pos] == 'e' || s[pos] == 'E')) {
+    std::uint32_t p = pos + 1;
+    if (p < s.size() && (s[p] == '+' || s[p] == '-')) ++p;
+    if (p < s.size() && is_digit(s[p])) {
+      pos = p;
+      while (pos < s.size() && (is_digit(s[pos]) || s[pos] == '_')) ++pos;
+    }
+  }
+  if (pos < s.size() && s[pos] == 'n') ++pos;
+  return pos;
+}
+
+std::uint32_t Lexer::scan_string(std::uint32_t pos) const {
+  const std::string_view s = source_;
+  const char quote = s[pos];
+  const std::uint32_t begin = pos++;
+  while (pos < s.size()) {
+    const char c = s[pos];
+    if (c == quote) return pos + 1;
+    if (c == '\\') {
+      ++pos;
+      if (const std::uint32_t lt = line_terminator_at(s, pos)) {
+        pos += lt;  // a line continuation
+      } else if (pos < s.size()) {
+        pos += static_cast<std::uint32_t>(core::utf8_step(s, pos).length);
+      }
+      continue;
+    }
+    // U+2028 and U+2029 are allowed in strings (ES2019); \n and \r are not.
+    if (c == '\n' || c == '\r') break;
+    ++pos;
+  }
+  throw LexError{begin};
+}
+
+std::uint32_t Lexer::scan_template_chars(std::uint32_t pos, bool& substitution) const {
+  const std::string_view s = source_;
+  const std::uint32_t begin = pos;
+  while (pos < s.size()) {
+    const char c = s[pos];
+    if (c == '`') {
+      substitution = false;
+      return pos + 1;
+    }
+    if (c == '$' && pos + 1 < s.size() && s[pos + 1] == '{') {
+      substitution = true;
+      return pos + 2;
+    }
+    pos += c == '\\' && pos + 1 < s.size() ? 2 : 1;
+  }
+  throw LexError{begin == 0 ? 0 : begin - 1};
+}
+
+std::uint32_t Lexer::scan_punct(std::uint32_t pos) const {
+  const std::string_view rest = source_.substr(pos);
+  if (rest.starts_with("?.") && !(rest.size() > 2 && is_digit(rest[2]))) return pos + 2;
+  if (rest[0] != '>') {
+    for (std::string_view p : kLongPuncts) {
+      if (rest.starts_with(p)) return pos + static_cast<std::uint32_t>(p.size());
+    }
+  }
+  static constexpr std::string_view kSingle = "{}()[];,<>+-*/%&|^!~?:=.@";
+  if (kSingle.find(rest[0]) == std::string_view::npos) throw LexError{pos};
+  return pos + 1;
+}
+
+Token Lexer::scan(std::uint32_t pos) const {
+  Token token;
+  pos = skip_trivia(pos, token.newline_before);
+  token.begin = pos;
+  const std::string_view s = source_;
+  if (pos >= s.size()) {
+    token.kind = Tok::eof;
+    token.end = pos;
+    return token;
+  }
+  const char c = s[pos];
+  if (is_ascii_name_start(c) || static_cast<unsigned char>(c) >= 0x80) {
+    token.kind = Tok::name;
+    token.end = scan_name_tail(pos);
+    if (token.end == pos) throw LexError{pos};
+  } else if (c == '#' && pos + 1 < s.size() &&
+             (is_ascii_name_start(s[pos + 1]) || static_cast<unsigned char>(s[pos + 1]) >= 0x80)) {
+    token.kind = Tok::private_name;
+    token.end = scan_name_tail(pos + 1);
+  } else if (is_digit(c) || (c == '.' && pos + 1 < s.size() && is_digit(s[pos + 1]))) {
+    token.kind = Tok::number;
+    token.end = scan_number(pos);
+  } else if (c == '"' || c == '\'') {
+    token.kind = Tok::string;
+    token.end = scan_string(pos);
+  } else if (c == '`') {
+    bool substitution = false;
+    token.end = scan_template_chars(pos + 1, substitution);
+    token.kind = substitution ? Tok::template_head : Tok::template_full;
+  } else {
+    token.kind = Tok::punct;
+    token.end = scan_punct(pos);
+  }
+  return token;
+}
+
+Token Lexer::rescan_regex(const Token& slash) const {
+  const std::string_view s = source_;
+  std::uint32_t pos = slash.begin + 1;
+  bool in_class = false;
+  while (true) {
+    if (pos >= s.size() || line_terminator_at(s, pos) != 0) throw LexError{slash.begin};
+    const char c = s[pos];
+    if (c == '\\') {
+      pos += 1;
+      if (pos >= s.size() || line_terminator_at(s, pos) != 0) throw LexError{slash.begin};
+      pos += static_cast<std::uint32_t>(core::utf8_step(s, pos).length);
+      continue;
+    }
+    ++pos;
+    if (c == '[') in_class = true;
+    if (c == ']') in_class = false;
+    if (c == '/' && !in_class) break;
+  }
+  Token token = slash;
+  token.kind = Tok::regex;
+  token.end = scan_name_tail(pos);  // flags
+  return token;
+}
+
+Token Lexer::rescan_template(const Token& brace) const {
+  bool substitution = false;
+  Token token = brace;
+  token.end = scan_template_chars(brace.begin + 1, substitution);
+  token.kind = substitution ? Tok::template_middle : Tok::template_tail;
+  return token;
+}
+
+}  // namespace corral::sandbox::typescript

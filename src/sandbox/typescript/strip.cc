@@ -1,0 +1,1895 @@
+// The reader behind strip_types: a recursive-descent parser of JavaScript
+// with TypeScript's additions, which records what to erase instead of
+// building a tree. It follows the statement and expression structure only as
+// far as finding types needs; types themselves are parsed to find where they
+// end (object types and ambient bodies by bracket matching).
+//
+// TypeScript is ambiguous without lookahead in three places, resolved the way
+// the TypeScript compiler resolves them:
+//   - `(` and `<` that may start an arrow function: tried as one, and read as
+//     an expression if that fails (failures are remembered per position, so
+//     nested retries stay linear);
+//   - `<` after an expression: type arguments only if they parse as types,
+//     the `>` is not joined to a following `>` or `=`, and what follows can
+//     follow type arguments (`(`, a template, a line break, a binary
+//     operator, or anything that cannot start an expression);
+//   - `a ? (b): c => d`: an arrow with a return type in a conditional's first
+//     branch must be followed by the `:`.
+#include "sandbox/typescript/strip.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/utf8.hpp"
+#include "sandbox/typescript/lexer.hpp"
+
+namespace corral::sandbox::typescript {
+namespace {
+
+// This reading of the source does not work: a speculative parse backtracks;
+// at the top level the source is returned unchanged.
+struct ParseFail {};
+// Nested past kMaxDepth: returned unchanged, never retried.
+struct TooDeep {};
+// Syntax with no erasable form.
+struct Refused {
+  std::uint32_t at;
+  std::string message;
+};
+
+struct Put {
+  std::uint32_t at;
+  char c;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view source) : lexer_(source) {}
+
+  void parse_program() {
+    tok_ = lexer_.scan(0);
+    first_begin_ = tok_.begin;
+    while (tok_.kind != Tok::eof) parse_statement();
+  }
+
+  std::string output() const;
+  std::uint32_t furthest() const { return furthest_; }
+
+ private:
+  // ---- tokens -------------------------------------------------------------
+  std::string_view text() const { return lexer_.text(tok_); }
+  bool is(std::string_view p) const { return tok_.kind == Tok::punct && text() == p; }
+  bool is_name() const { return tok_.kind == Tok::name; }
+  bool is_name(std::string_view w) const { return tok_.kind == Tok::name && text() == w; }
+  Token peek() const { return lexer_.scan(tok_.end); }
+  bool peek_is(std::string_view p) const {
+    const Token t = peek();
+    return t.kind == Tok::punct && lexer_.text(t) == p;
+  }
+  bool peek_is_name(std::string_view w) const {
+    const Token t = peek();
+    return t.kind == Tok::name && lexer_.text(t) == w;
+  }
+  void next() {
+    prev_ = tok_;
+    prev_end_ = tok_.end;
+    tok_ = lexer_.scan(tok_.end);
+    furthest_ = std::max(furthest_, tok_.begin);
+  }
+  [[noreturn]] void fail() const { throw ParseFail{}; }
+  void expect(std::string_view p) {
+    if (!is(p)) fail();
+    next();
+  }
+  void expect_name() {
+    if (!is_name()) fail();
+    next();
+  }
+  // The end of a statement: `;`, or where automatic semicolon insertion
+  // would put one.
+  void semicolon() {
+    if (is(";")) {
+      next();
+      return;
+    }
+    if (is("}") || tok_.kind == Tok::eof || tok_.newline_before) return;
+    fail();
+  }
+
+  // ---- speculation --------------------------------------------------------
+  struct Snapshot {
+    Token tok;
+    Token prev;
+    std::uint32_t prev_end;
+    std::size_t erased;
+    std::size_t puts;
+  };
+  Snapshot save() const { return {tok_, prev_, prev_end_, erased_.size(), puts_.size()}; }
+  void restore(const Snapshot& s) {
+    tok_ = s.tok;
+    prev_ = s.prev;
+    prev_end_ = s.prev_end;
+    erased_.resize(s.erased);
+    puts_.resize(s.puts);
+  }
+  template <class F>
+  bool attempt(F&& f) {
+    const Snapshot s = save();
+    try {
+      f();
+      return true;
+    } catch (const ParseFail&) {
+      restore(s);
+      return false;
+    } catch (const LexError&) {
+      restore(s);
+      return false;
+    }
+  }
+  struct Deeper {
+    explicit Deeper(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxDepth) throw TooDeep{};
+    }
+    ~Deeper() { --parser.depth_; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+    Parser& parser;
+  };
+
+  // ---- erasing ------------------------------------------------------------
+  void erase(std::uint32_t begin, std::uint32_t end) {
+    if (begin < end) erased_.push_back({begin, end});
+  }
+  void erase_token() { erase(tok_.begin, tok_.end); }
+  // A statement or class member erased whole: nothing written inside it,
+  // and an empty statement where it began unless it began the source or
+  // followed `;` or `{` (or, in a class, a method's `}`), where the lines
+  // around it cannot join.
+  void erase_whole(std::uint32_t begin, std::uint32_t end) {
+    while (!puts_.empty() && puts_.back().at >= begin) puts_.pop_back();
+    erase(begin, end);
+    if (separated_starts_.count(begin) == 0) puts_.push_back({begin, ';'});
+  }
+  // Notes that the statement or member starting here follows a separator.
+  void note_start(bool class_member) {
+    const bool separated =
+        tok_.begin == first_begin_ ||
+        (prev_.kind == Tok::punct && (lexer_.text(prev_) == ";" || lexer_.text(prev_) == "{" ||
+                                      (class_member && lexer_.text(prev_) == "}")));
+    if (separated) separated_starts_.insert(tok_.begin);
+  }
+  // `c` written over the last character before `end`.
+  void put_before(std::uint32_t end, char c) {
+    const std::string_view s = lexer_.source();
+    std::uint32_t at = end - 1;
+    while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+    puts_.push_back({at, c});
+  }
+  // `: Type` from the colon: erased.
+  void annotation() {
+    const std::uint32_t begin = tok_.begin;
+    next();
+    parse_type();
+    erase(begin, prev_end_);
+  }
+  [[noreturn]] void refuse(std::uint32_t at, std::string message) {
+    throw Refused{at, std::move(message)};
+  }
+
+  // ---- statements ---------------------------------------------------------
+  // Returns true when the statement was erased whole (a type-only namespace
+  // holds nothing else).
+  bool parse_statement();
+  bool parse_declaration(std::uint32_t begin);
+  void parse_block();
+  void parse_var_declaration();
+  void parse_for();
+  void parse_function(std::uint32_t begin, bool declaration);
+  void parse_class();
+  void parse_class_member();
+  void parse_params(bool constructor);
+  void parse_binding_target();
+  void parse_binding_element();
+  void parse_property_name();
+  bool parse_namespace(std::uint32_t begin, bool declared);
+  void parse_declare(std::uint32_t begin);
+  bool parse_import(std::uint32_t begin);
+  bool parse_export(std::uint32_t begin);
+  void parse_specifiers();
+  void parse_type_alias(std::uint32_t begin);
+  void parse_interface(std::uint32_t begin);
+  void skip_balanced();
+
+  // ---- expressions --------------------------------------------------------
+  void parse_expression();
+  void parse_assignment();
+  bool try_arrow(bool in_conditional);
+  void parse_arrow(bool in_conditional);
+  void parse_binary();
+  void parse_unary();
+  void parse_lhs();
+  void parse_new();
+  void parse_primary();
+  void parse_arguments();
+  void parse_template();
+  void parse_object_literal();
+  bool try_type_arguments_in_expression();
+  int joined_greater(bool& assignment) const;
+  bool is_assignment_operator() const;
+  bool is_binary_operator() const;
+  bool starts_expression() const;
+  bool modifier_follows(bool same_line) const;
+
+  // ---- types --------------------------------------------------------------
+  void parse_type(bool allow_conditional = true);
+  void parse_union();
+  void parse_intersection();
+  void parse_type_operator();
+  void parse_postfix_type();
+  void parse_primary_type();
+  void parse_type_arguments();
+  void parse_type_parameters();
+  void parse_template_type();
+  void erase_type_parameters() {
+    const std::uint32_t begin = tok_.begin;
+    parse_type_parameters();
+    erase(begin, prev_end_);
+  }
+
+  Lexer lexer_;
+  Token tok_;
+  Token prev_;  // the token before tok_
+  std::uint32_t first_begin_ = 0;
+  std::unordered_set<std::uint32_t> separated_starts_;
+  std::uint32_t prev_end_ = 0;
+  std::uint32_t furthest_ = 0;
+  int depth_ = 0;
+  bool conditional_branch_ = false;  // parsing `a ? HERE : c`
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
+  std::vector<Put> puts_;
+  std::unordered_set<std::uint32_t> arrow_failed_at_;
+  // Type arguments by the position of their `<`: where they end, or 0.
+  std::unordered_map<std::uint32_t, std::uint32_t> type_arguments_end_;
+};
+
+// ---- statements -------------------------------------------------------------
+
+bool Parser::parse_statement() { return parse_declaration(tok_.begin); }
+
+bool Parser::parse_declaration(std::uint32_t begin) {
+  Deeper d(*this);
+  if (begin == tok_.begin) note_start(false);
+  if (tok_.kind == Tok::punct) {
+    if (is("{")) {
+      parse_block();
+      return false;
+    }
+    if (is(";")) {
+      next();
+      return false;
+    }
+    if (is("@")) refuse(tok_.begin, "decorator");
+  }
+  if (tok_.kind == Tok::name) {
+    const std::string_view w = text();
+    const Token after = peek();
+    const bool after_same_line = !after.newline_before;
+    const bool after_is_name = after.kind == Tok::name;
+    const auto after_is = [&](std::string_view p) {
+      return after.kind == Tok::punct && lexer_.text(after) == p;
+    };
+    if (w == "const" && after_is_name && lexer_.text(after) == "enum") refuse(tok_.begin, "enum");
+    if (w == "var" || w == "const" ||
+        (w == "let" && (after_is_name || after_is("[") || after_is("{")))) {
+      parse_var_declaration();
+      semicolon();
+      return false;
+    }
+    if (w == "function" ||
+        (w == "async" && after_is_name && lexer_.text(after) == "function" && after_same_line)) {
+      parse_function(begin, true);
+      return false;
+    }
+    if (w == "class") {
+      parse_class();
+      return false;
+    }
+    if (w == "abstract" && after_is_name && lexer_.text(after) == "class" && after_same_line) {
+      erase_token();
+      next();
+      parse_class();
+      return false;
+    }
+    if (w == "type" && after_is_name && after_same_line) {
+      parse_type_alias(begin);
+      return true;
+    }
+    if (w == "interface" && after_is_name && after_same_line) {
+      parse_interface(begin);
+      return true;
+    }
+    if (w == "declare" && after_is_name && after_same_line) {
+      parse_declare(begin);
+      return true;
+    }
+    if (w == "enum" && after_is_name && after_same_line) refuse(tok_.begin, "enum");
+    if ((w == "namespace" || w == "module") && after_same_line &&
+        (after_is_name || (w == "module" && after.kind == Tok::string))) {
+      return parse_namespace(begin, false);
+    }
+    if (w == "import" && !after_is("(") && !after_is(".")) return parse_import(begin);
+    if (w == "export") return parse_export(begin);
+    if (w == "if") {
+      next();
+      expect("(");
+      parse_expression();
+      expect(")");
+      parse_statement();
+      if (is_name("else")) {
+        next();
+        parse_statement();
+      }
+      return false;
+    }
+    if (w == "for") {
+      parse_for();
+      return false;
+    }
+    if (w == "while" || w == "with") {
+      next();
+      expect("(");
+      parse_expression();
+      expect(")");
+      parse_statement();
+      return false;
+    }
+    if (w == "do") {
+      next();
+      parse_statement();
+      if (!is_name("while")) fail();
+      next();
+      expect("(");
+      parse_expression();
+      expect(")");
+      if (is(";")) next();
+      return false;
+    }
+    if (w == "return" || w == "throw") {
+      next();
+      if (!is(";") && !is("}") && tok_.kind != Tok::eof && !tok_.newline_before) {
+        parse_expression();
+      }
+      semicolon();
+      return false;
+    }
+    if (w == "break" || w == "continue") {
+      next();
+      if (is_name() && !tok_.newline_before) next();
+      semicolon();
+      return false;
+    }
+    if (w == "debugger") {
+      next();
+      semicolon();
+      return false;
+    }
+    if (w == "switch") {
+      next();
+      expect("(");
+      parse_expression();
+      expect(")");
+      expect("{");
+      while (!is("}")) {
+        if (tok_.kind == Tok::eof) fail();
+        if (is_name("case")) {
+          next();
+          parse_expression();
+          expect(":");
+        } else if (is_name("default") && peek_is(":")) {
+          next();
+          next();
+        } else {
+          parse_statement();
+        }
+      }
+      next();
+      return false;
+    }
+    if (w == "try") {
+      next();
+      parse_block();
+      if (is_name("catch")) {
+        next();
+        if (is("(")) {
+          next();
+          parse_binding_target();
+          if (is(":")) annotation();
+          expect(")");
+        }
+        parse_block();
+      }
+      if (is_name("finally")) {
+        next();
+        parse_block();
+      }
+      return false;
+    }
+    if (after_is(":")) {  // a label
+      next();
+      next();
+      parse_statement();
+      return false;
+    }
+  }
+  parse_expression();
+  semicolon();
+  return false;
+}
+
+void Parser::parse_block() {
+  expect("{");
+  while (!is("}")) {
+    if (tok_.kind == Tok::eof) fail();
+    parse_statement();
+  }
+  next();
+}
+
+void Parser::parse_var_declaration() {
+  next();  // var, let, const
+  for (;;) {
+    parse_binding_target();
+    if (is("!") && !tok_.newline_before) {  // definite assignment: let x!: T
+      erase_token();
+      next();
+    }
+    if (is(":")) annotation();
+    if (is("=")) {
+      next();
+      parse_assignment();
+    }
+    if (!is(",")) break;
+    next();
+  }
+}
+
+void Parser::parse_for() {
+  next();  // for
+  if (is_name("await")) next();
+  expect("(");
+  if (!is(";")) {
+    const Token after = peek();
+    if (is_name("var") || is_name("const") ||
+        (is_name("let") &&
+         (after.kind == Tok::name || (after.kind == Tok::punct &&
+                                      (lexer_.text(after) == "[" || lexer_.text(after) == "{"))))) {
+      parse_var_declaration();
+    } else {
+      parse_expression();  // `x in o` is read whole here; `)` follows
+    }
+  }
+  if (is(";")) {
+    next();
+    if (!is(";")) parse_expression();
+    expect(";");
+    if (!is(")")) parse_expression();
+  } else if (is_name("of") || is_name("in")) {
+    next();
+    parse_expression();
+  }
+  expect(")");
+  parse_statement();
+}
+
+void Parser::parse_function(std::uint32_t begin, bool declaration) {
+  if (is_name("async")) next();
+  if (!is_name("function")) fail();
+  next();
+  if (is("*")) next();
+  if (is_name()) next();
+  if (is("<")) erase_type_parameters();
+  parse_params(false);
+  if (is(":")) annotation();
+  if (is("{")) {
+    parse_block();
+    return;
+  }
+  if (!declaration) fail();
+  semicolon();  // an overload signature (or a declared function)
+  erase_whole(begin, prev_end_);
+}
+
+void Parser::parse_params(bool constructor) {
+  expect("(");
+  bool first = true;
+  while (!is(")")) {
+    Deeper d(*this);
+    const std::uint32_t begin = tok_.begin;
+    if (is("@")) refuse(tok_.begin, "decorator");
+    if (is_name() && modifier_follows(false)) {
+      const std::string_view w = text();
+      if (w == "public" || w == "private" || w == "protected" || w == "readonly" ||
+          w == "override") {
+        const Token after = peek();
+        if (after.kind == Tok::name || (after.kind == Tok::punct &&
+                                        (lexer_.text(after) == "[" || lexer_.text(after) == "{"))) {
+          // Outside a constructor TypeScript refuses them too.
+          refuse(tok_.begin, "parameter property");
+        }
+      }
+    }
+    if (first && is_name("this") && peek_is(":")) {
+      next();
+      annotation();
+      if (is(",")) next();
+      erase(begin, prev_end_);
+      first = false;
+      continue;
+    }
+    first = false;
+    if (is("...")) next();
+    parse_binding_target();
+    if (is("?")) {
+      erase_token();
+      next();
+    }
+    if (is(":")) annotation();
+    if (is("=")) {
+      next();
+      parse_assignment();
+    }
+    if (!is(")")) expect(",");
+  }
+  next();
+}
+
+void Parser::parse_binding_target() {
+  Deeper d(*this);
+  if (is_name()) {
+    next();
+    return;
+  }
+  if (is("[")) {
+    next();
+    while (!is("]")) {
+      if (is(",")) {
+        next();
+        continue;
+      }
+      if (is("...")) next();
+      parse_binding_element();
+      if (!is("]")) expect(",");
+    }
+    next();
+    return;
+  }
+  if (is("{")) {
+    next();
+    while (!is("}")) {
+      if (is("...")) {
+        next();
+        parse_binding_target();
+      } else {
+        parse_property_name();
+        if (is(":")) {
+          next();
+          parse_binding_element();
+        } else if (is("=")) {
+          next();
+          parse_assignment();
+        }
+      }
+      if (!is("}")) expect(",");
+    }
+    next();
+    return;
+  }
+  fail();
+}
+
+void Parser::parse_binding_element() {
+  parse_binding_target();
+  if (is("=")) {
+    next();
+    parse_assignment();
+  }
+}
+
+void Parser::parse_property_name() {
+  switch (tok_.kind) {
+    case Tok::name:
+    case Tok::string:
+    case Tok::number:
+    case Tok::private_name:
+      next();
+      return;
+    default:
+      break;
+  }
+  if (is("[")) {
+    next();
+    parse_assignment();
+    expect("]");
+    return;
+  }
+  fail();
+}
+
+void Parser::parse_class() {
+  next();  // class
+  if (is_name() && !is_name("extends") && !is_name("implements")) next();
+  if (is("<")) erase_type_parameters();
+  if (is_name("extends")) {
+    next();
+    parse_lhs();
+    if (is("<")) {  // `extends Base<T>`: always type arguments here
+      const std::uint32_t at = tok_.begin;
+      parse_type_arguments();
+      erase(at, prev_end_);
+    }
+  }
+  if (is_name("implements")) {
+    const std::uint32_t at = tok_.begin;
+    next();
+    parse_type();
+    while (is(",")) {
+      next();
+      parse_type();
+    }
+    erase(at, prev_end_);
+  }
+  expect("{");
+  while (!is("}")) {
+    if (tok_.kind == Tok::eof) fail();
+    if (is(";")) {
+      next();
+      continue;
+    }
+    parse_class_member();
+  }
+  next();
+}
+
+void Parser::parse_class_member() {
+  Deeper d(*this);
+  note_start(true);
+  const std::uint32_t begin = tok_.begin;
+  if (is("@")) refuse(tok_.begin, "decorator");
+  bool whole = false;  // declare and abstract members have no JavaScript
+  for (;;) {
+    if (!is_name()) break;
+    const std::string_view w = text();
+    if (w == "public" || w == "private" || w == "protected" || w == "readonly" || w == "override" ||
+        w == "declare" || w == "abstract") {
+      if (!modifier_follows(true)) break;
+      if (w == "declare" || w == "abstract") whole = true;
+      erase_token();
+      next();
+    } else if (w == "static") {
+      if (!modifier_follows(false)) break;
+      next();
+      if (is("{")) {  // a static block
+        parse_block();
+        return;
+      }
+    } else if (w == "accessor") {
+      if (!modifier_follows(true)) break;
+      next();
+    } else {
+      break;
+    }
+  }
+  // An index signature: [key: string]: T
+  if (is("[")) {
+    const Snapshot s = save();
+    next();
+    const bool index_signature = is_name() && peek_is(":");
+    restore(s);
+    if (index_signature) {
+      skip_balanced();
+      if (is("?")) next();
+      if (is(":")) annotation();
+      semicolon();
+      erase_whole(begin, prev_end_);
+      return;
+    }
+  }
+  if ((is_name("get") || is_name("set")) && modifier_follows(false) && !peek_is("*")) next();
+  if (is_name("async") && modifier_follows(true)) next();
+  if (is("*")) next();
+  const bool constructor =
+      is_name("constructor") ||
+      (tok_.kind == Tok::string && (text() == "\"constructor\"" || text() == "'constructor'"));
+  parse_property_name();
+  std::uint32_t optional_at = 0;
+  bool marked = false;  // `?` or `!` erased after the name
+  if (is("?") || (is("!") && !tok_.newline_before)) {
+    optional_at = tok_.begin;
+    erase_token();
+    marked = true;
+    next();
+  }
+  if (is("<") || is("(")) {
+    if (is("<")) erase_type_parameters();
+    parse_params(constructor);
+    if (is(":")) annotation();
+    if (is("{") && !whole) {
+      parse_block();
+      return;
+    }
+    if (is("{")) fail();  // a declared or abstract method has no body
+    semicolon();          // an overload signature
+    erase_whole(begin, prev_end_);
+    return;
+  }
+  std::uint32_t erased_end = marked ? optional_at + 1 : 0;
+  if (is(":")) {
+    annotation();
+    erased_end = prev_end_;
+  }
+  bool initialized = false;
+  if (is("=")) {
+    next();
+    parse_assignment();
+    initialized = true;
+  }
+  const bool written_semicolon = is(";");
+  semicolon();
+  if (whole) {
+    erase_whole(begin, prev_end_);
+  } else if (erased_end != 0 && !initialized && !written_semicolon) {
+    // `get: number` before `foo() {}` on the next line would be a getter.
+    put_before(erased_end, ';');
+  }
+}
+
+bool Parser::parse_namespace(std::uint32_t begin, bool declared) {
+  const std::uint32_t keyword = tok_.begin;
+  next();  // namespace, module
+  if (tok_.kind == Tok::string) {
+    next();
+  } else {
+    expect_name();
+    while (is(".")) {
+      next();
+      expect_name();
+    }
+  }
+  if (declared) {
+    if (is("{")) {
+      skip_balanced();
+    } else {
+      semicolon();
+    }
+    return true;
+  }
+  expect("{");
+  bool types_only = true;
+  while (!is("}")) {
+    if (tok_.kind == Tok::eof) fail();
+    if (!parse_statement()) types_only = false;
+  }
+  next();
+  if (!types_only) refuse(keyword, "namespace");
+  erase_whole(begin, prev_end_);
+  return true;
+}
+
+void Parser::parse_declare(std::uint32_t begin) {
+  erase_token();
+  next();  // declare
+  if (is_name("var") || is_name("let") || is_name("const")) {
+    if (is_name("const") && peek_is_name("enum")) next();
+    if (is_name("enum")) {
+      next();
+      expect_name();
+      skip_balanced();
+    } else {
+      parse_var_declaration();
+      semicolon();
+    }
+  } else if (is_name("function") || is_name("async")) {
+    parse_function(begin, true);
+  } else if (is_name("abstract") || is_name("class")) {
+    if (is_name("abstract")) next();
+    while (!is("{")) {  // class Name<T> extends Base implements I
+      if (tok_.kind == Tok::eof) fail();
+      next();
+    }
+    skip_balanced();
+  } else if (is_name("enum")) {
+    next();
+    expect_name();
+    skip_balanced();
+  } else if (is_name("namespace") || is_name("module")) {
+    parse_namespace(begin, true);
+  } else if (is_name("global")) {
+    next();
+    skip_balanced();
+  } else if (is_name("type")) {
+    parse_type_alias(begin);
+  } else if (is_name("interface")) {
+    parse_interface(begin);
+  } else {
+    fail();
+  }
+  erase_whole(begin, prev_end_);
+}
+
+void Parser::parse_type_alias(std::uint32_t begin) {
+  next();  // type
+  expect_name();
+  if (is("<")) parse_type_parameters();
+  expect("=");
+  parse_type();
+  semicolon();
+  erase_whole(begin, prev_end_);
+}
+
+void Parser::parse_interface(std::uint32_t begin) {
+  next();  // interface
+  expect_name();
+  if (is("<")) parse_type_parameters();
+  if (is_name("extends")) {
+    next();
+    parse_type();
+    while (is(",")) {
+      next();
+      parse_type();
+    }
+  }
+  if (!is("{")) fail();
+  skip_balanced();
+  erase_whole(begin, prev_end_);
+}
+
+bool Parser::parse_import(std::uint32_t begin) {
+  next();                          // import
+  if (tok_.kind == Tok::string) {  // import "side-effect";
+    next();
+    semicolon();
+    return false;
+  }
+  if (is_name("type") && !peek_is(",") && !peek_is_name("from") && !peek_is("=")) {
+    // import type X from "m"; import type {A} from "m"; import type * as N from "m"
+    next();
+    if (is_name() && peek_is("=")) refuse(begin, "import =");
+    while (tok_.kind != Tok::eof && !is_name("from")) {
+      if (is("{")) {
+        skip_balanced();
+      } else {
+        next();
+      }
+    }
+    expect_name();
+    if (tok_.kind != Tok::string) fail();
+    next();
+    semicolon();
+    erase_whole(begin, prev_end_);
+    return true;
+  }
+  if (is_name() && peek_is("=")) refuse(begin, "import =");
+  if (is_name() && !is_name("from")) {  // default import
+    next();
+    if (is(",")) next();
+  } else if (is_name("from") && peek_is_name("from")) {
+    next();
+  }
+  if (is("*")) {
+    next();
+    if (!is_name("as")) fail();
+    next();
+    expect_name();
+  } else if (is("{")) {
+    parse_specifiers();
+  }
+  if (!is_name("from")) fail();
+  next();
+  if (tok_.kind != Tok::string) fail();
+  next();
+  if ((is_name("with") || is_name("assert")) && !tok_.newline_before) {
+    next();
+    skip_balanced();
+  }
+  semicolon();
+  return false;
+}
+
+// { a, type B, c as d, "e" as f }: inline `type` specifiers erased with
+// their comma.
+void Parser::parse_specifiers() {
+  expect("{");
+  while (!is("}")) {
+    const std::uint32_t begin = tok_.begin;
+    bool type_only = false;
+    if (is_name("type")) {
+      const Token after = peek();
+      // `type` alone, `type as x` and `type,` name a binding called type.
+      const bool names_type = after.kind == Tok::punct ||
+                              (after.kind == Tok::name && lexer_.text(after) == "as" && [&] {
+                                const Token third = lexer_.scan(after.end);
+                                return third.kind != Tok::name && third.kind != Tok::string;
+                              }());
+      if (!names_type) {
+        type_only = true;
+        next();
+      }
+    }
+    if (tok_.kind != Tok::name && tok_.kind != Tok::string) fail();
+    next();
+    if (is_name("as")) {
+      next();
+      if (tok_.kind != Tok::name && tok_.kind != Tok::string) fail();
+      next();
+    }
+    if (!is("}")) expect(",");
+    if (type_only) erase(begin, prev_end_);
+  }
+  next();
+}
+
+bool Parser::parse_export(std::uint32_t begin) {
+  next();  // export
+  if (is("=")) refuse(begin, "export =");
+  if (is_name("type") && (peek_is("{") || peek_is("*"))) {
+    next();
+    if (is("*")) {
+      next();
+      if (is_name("as")) {
+        next();
+        expect_name();
+      }
+    } else {
+      skip_balanced();
+    }
+    if (is_name("from")) {
+      next();
+      if (tok_.kind != Tok::string) fail();
+      next();
+    }
+    semicolon();
+    erase_whole(begin, prev_end_);
+    return true;
+  }
+  if (is_name("as") && peek_is_name("namespace")) {  // export as namespace N;
+    next();
+    next();
+    expect_name();
+    semicolon();
+    erase_whole(begin, prev_end_);
+    return true;
+  }
+  if (is_name("import") && peek().kind == Tok::name) refuse(begin, "import =");
+  if (is("*")) {
+    next();
+    if (is_name("as")) {
+      next();
+      if (tok_.kind != Tok::name && tok_.kind != Tok::string) fail();
+      next();
+    }
+    if (!is_name("from")) fail();
+    next();
+    if (tok_.kind != Tok::string) fail();
+    next();
+    semicolon();
+    return false;
+  }
+  if (is("{")) {
+    parse_specifiers();
+    if (is_name("from")) {
+      next();
+      if (tok_.kind != Tok::string) fail();
+      next();
+    }
+    semicolon();
+    return false;
+  }
+  if (is_name("default")) {
+    next();
+    if (is_name("interface") && peek().kind == Tok::name) {
+      parse_interface(begin);
+      return true;
+    }
+    if (is_name("abstract") && peek_is_name("class")) {
+      erase_token();
+      next();
+    }
+    if (is_name("function") || (is_name("async") && peek_is_name("function"))) {
+      parse_function(begin, true);
+      return false;
+    }
+    if (is_name("class")) {
+      parse_class();
+      return false;
+    }
+    parse_assignment();
+    semicolon();
+    return false;
+  }
+  return parse_declaration(begin);
+}
+
+// From an opening bracket to past its match, without reading what is
+// between: object types, interface bodies, ambient declarations.
+void Parser::skip_balanced() {
+  std::vector<char> open;  // the closers expected; '`' for a template substitution
+  do {
+    if (tok_.kind == Tok::eof) fail();
+    if (tok_.kind == Tok::template_head) {
+      open.push_back('`');
+    } else if (tok_.kind == Tok::punct) {
+      const char c = text()[0];
+      if (text().size() == 1 && (c == '{' || c == '(' || c == '[')) {
+        open.push_back(c == '{' ? '}' : c == '(' ? ')' : ']');
+        if (open.size() > static_cast<std::size_t>(kMaxDepth)) throw TooDeep{};
+      } else if (text().size() == 1 && (c == '}' || c == ')' || c == ']')) {
+        if (open.empty()) fail();
+        if (open.back() == '`' && c == '}') {
+          tok_ = lexer_.rescan_template(tok_);
+          if (tok_.kind == Tok::template_tail) open.pop_back();
+        } else if (open.back() != c) {
+          fail();
+        } else {
+          open.pop_back();
+        }
+      }
+    }
+    next();
+  } while (!open.empty());
+}
+
+// ---- expressions ------------------------------------------------------------
+
+void Parser::parse_expression() {
+  parse_assignment();
+  while (is(",")) {
+    next();
+    parse_assignment();
+  }
+}
+
+void Parser::parse_assignment() {
+  Deeper d(*this);
+  const bool in_conditional = conditional_branch_;
+  conditional_branch_ = false;
+  if (is_name("yield")) {
+    const Token after = peek();
+    next();
+    if (!after.newline_before) {
+      if (is("*")) next();
+      if (starts_expression() && !is_binary_operator()) parse_assignment();
+    }
+    return;
+  }
+  if (is_name() && peek_is("=>")) {  // x => ...
+    const Token arrow = peek();
+    if (!arrow.newline_before) {
+      next();
+      next();
+      if (is("{")) {
+        parse_block();
+      } else {
+        parse_assignment();
+      }
+      return;
+    }
+  }
+  if (is("(") || is("<") ||
+      (is_name("async") && !peek().newline_before &&
+       (peek().kind == Tok::name || peek_is("(") || peek_is("<")))) {
+    if (try_arrow(in_conditional)) return;
+  }
+  parse_binary();
+  if (is("?")) {
+    next();
+    conditional_branch_ = true;
+    parse_assignment();
+    conditional_branch_ = false;
+    expect(":");
+    parse_assignment();
+    return;
+  }
+  if (is_assignment_operator()) {
+    if (is(">")) {
+      bool assignment = false;
+      const int n = joined_greater(assignment);
+      for (int i = 0; i <= n; ++i) next();  // the `>`s and the `=`
+    } else {
+      next();
+    }
+    parse_assignment();
+  }
+}
+
+bool Parser::try_arrow(bool in_conditional) {
+  const std::uint32_t at = tok_.begin;
+  if (arrow_failed_at_.count(at) != 0) return false;
+  if (attempt([&] { parse_arrow(in_conditional); })) return true;
+  arrow_failed_at_.insert(at);
+  return false;
+}
+
+void Parser::parse_arrow(bool in_conditional) {
+  if (is_name("async")) next();
+  if (is("<")) erase_type_parameters();
+  std::uint32_t close_paren = 0;
+  if (is_name()) {
+    next();  // async x => ...
+  } else {
+    if (!is("(")) fail();
+    parse_params(false);
+    close_paren = prev_end_ - 1;
+  }
+  bool return_type = false;
+  if (is(":") && close_paren != 0) {
+    const std::uint32_t colon = tok_.begin;
+    next();
+    parse_type();
+    const std::uint32_t type_end = prev_end_;
+    erase(colon, type_end);
+    return_type = true;
+    // No line may end between `)` and `=>`: if the type spans lines, the
+    // `)` moves to the type's last character, on the line of `=>`.
+    for (std::uint32_t i = close_paren; i < type_end; ++i) {
+      if (line_terminator_at(lexer_.source(), i) != 0) {
+        puts_.push_back({close_paren, ' '});
+        put_before(type_end, ')');
+        break;
+      }
+    }
+  }
+  if (!is("=>") || tok_.newline_before) fail();
+  next();
+  if (is("{")) {
+    parse_block();
+  } else {
+    parse_assignment();
+  }
+  if (in_conditional && return_type && !is(":")) fail();
+}
+
+void Parser::parse_binary() {
+  parse_unary();
+  for (;;) {
+    if (tok_.kind == Tok::name && !tok_.newline_before && (is_name("as") || is_name("satisfies"))) {
+      const std::uint32_t begin = tok_.begin;
+      next();
+      parse_type();
+      erase(begin, prev_end_);
+      // TypeScript ends the statement before a line starting with `(`, `[`
+      // or a template; JavaScript would call or index the value instead.
+      if (tok_.newline_before && (is("(") || is("[") || tok_.kind == Tok::template_full ||
+                                  tok_.kind == Tok::template_head)) {
+        put_before(prev_end_, ';');
+      }
+      continue;
+    }
+    if (is(">")) {
+      bool assignment = false;
+      const int n = joined_greater(assignment);
+      if (assignment) return;
+      for (int i = 0; i <= n; ++i) next();
+      parse_unary();
+      continue;
+    }
+    if (!is_binary_operator()) return;
+    next();
+    parse_unary();
+  }
+}
+
+// How many tokens after the current `>` join it into one operator (`>>`,
+// `>>>`, `>=`, `>>=`, `>>>=`), and whether that operator assigns.
+int Parser::joined_greater(bool& assignment) const {
+  const std::string_view s = lexer_.source();
+  std::uint32_t end = tok_.end;
+  int greater = 1;
+  while (greater < 3 && end < s.size() && s[end] == '>') {
+    ++greater;
+    ++end;
+  }
+  assignment = false;
+  if (end < s.size() && s[end] == '=' &&
+      !(end + 1 < s.size() && (s[end + 1] == '=' || s[end + 1] == '>'))) {
+    assignment = greater > 1;
+    return greater;  // the `>`s after the first, and the `=`
+  }
+  return greater - 1;
+}
+
+bool Parser::is_assignment_operator() const {
+  if (tok_.kind != Tok::punct) return false;
+  const std::string_view t = text();
+  if (t == ">") {
+    bool assignment = false;
+    joined_greater(assignment);
+    return assignment;
+  }
+  return t == "=" || t == "+=" || t == "-=" || t == "*=" || t == "/=" || t == "%=" || t == "**=" ||
+         t == "<<=" || t == "&=" || t == "|=" || t == "^=" || t == "&&=" || t == "||=" ||
+         t == "?\?=";
+}
+
+bool Parser::is_binary_operator() const {
+  if (tok_.kind == Tok::name) {
+    const std::string_view w = text();
+    return w == "in" || w == "instanceof" || w == "as" || w == "satisfies";
+  }
+  if (tok_.kind != Tok::punct) return false;
+  const std::string_view t = text();
+  return t == "<" || t == ">" || t == "<=" || t == "==" || t == "!=" || t == "===" || t == "!==" ||
+         t == "+" || t == "-" || t == "*" || t == "/" || t == "%" || t == "**" || t == "<<" ||
+         t == "&" || t == "|" || t == "^" || t == "&&" || t == "||" || t == "?\?";
+}
+
+bool Parser::starts_expression() const {
+  switch (tok_.kind) {
+    case Tok::name:
+      return text() != "in" && text() != "instanceof";
+    case Tok::eof:
+      return false;
+    case Tok::punct: {
+      const std::string_view t = text();
+      return t == "(" || t == "[" || t == "{" || t == "!" || t == "~" || t == "+" || t == "-" ||
+             t == "++" || t == "--" || t == "/" || t == "/=" || t == "<";
+    }
+    default:
+      return true;
+  }
+}
+
+void Parser::parse_unary() {
+  Deeper d(*this);
+  if (tok_.kind == Tok::punct) {
+    if (is("!") || is("~") || is("+") || is("-") || is("++") || is("--")) {
+      next();
+      parse_unary();
+      return;
+    }
+    if (is("<")) {  // <T>value
+      const std::uint32_t begin = tok_.begin;
+      next();
+      parse_type();
+      expect(">");
+      erase(begin, prev_end_);
+      parse_unary();
+      return;
+    }
+  }
+  if (is_name("typeof") || is_name("void") || is_name("delete")) {
+    next();
+    parse_unary();
+    return;
+  }
+  if (is_name("await")) {
+    const Snapshot s = save();
+    next();
+    if (starts_expression() && !is_binary_operator()) {
+      parse_unary();
+      return;
+    }
+    restore(s);
+  }
+  parse_lhs();
+  if ((is("++") || is("--")) && !tok_.newline_before) next();
+}
+
+void Parser::parse_lhs() {
+  if (is_name("new")) {
+    parse_new();
+  } else {
+    parse_primary();
+  }
+  for (;;) {
+    if (is(".")) {
+      next();
+      if (tok_.kind != Tok::name && tok_.kind != Tok::private_name) fail();
+      next();
+    } else if (is("?.")) {
+      next();
+      if (is("(")) {
+        parse_arguments();
+      } else if (is("[")) {
+        next();
+        parse_expression();
+        expect("]");
+      } else if (is("<")) {
+        const std::uint32_t at = tok_.begin;
+        parse_type_arguments();
+        erase(at, prev_end_);
+        parse_arguments();
+      } else if (tok_.kind == Tok::name || tok_.kind == Tok::private_name) {
+        next();
+      } else {
+        fail();
+      }
+    } else if (is("[")) {
+      next();
+      parse_expression();
+      expect("]");
+    } else if (is("(")) {
+      parse_arguments();
+    } else if (tok_.kind == Tok::template_full || tok_.kind == Tok::template_head) {
+      parse_template();
+    } else if (is("!") && !tok_.newline_before) {
+      erase_token();
+      next();
+    } else if (is("<")) {
+      if (!try_type_arguments_in_expression()) return;
+    } else {
+      return;
+    }
+  }
+}
+
+bool Parser::try_type_arguments_in_expression() {
+  const Snapshot s = save();
+  const std::uint32_t at = tok_.begin;
+  if (!attempt([&] { parse_type_arguments(); })) return false;
+  const std::uint32_t end = prev_end_;
+  const std::string_view src = lexer_.source();
+  // TypeScript rescans the closing `>` first: `>=` and `>>` are operators.
+  bool fits = !(end < src.size() && (src[end] == '=' || src[end] == '>'));
+  if (fits) {
+    if (is("(") || tok_.kind == Tok::template_full || tok_.kind == Tok::template_head) {
+      fits = true;
+    } else if (is("<") || is(">") || is("+") || is("-")) {
+      fits = false;
+    } else {
+      fits = tok_.newline_before || is_binary_operator() || !starts_expression();
+    }
+  }
+  if (!fits) {
+    restore(s);
+    return false;
+  }
+  erase(at, end);
+  return true;
+}
+
+void Parser::parse_new() {
+  Deeper d(*this);
+  next();         // new
+  if (is(".")) {  // new.target
+    next();
+    expect_name();
+    return;
+  }
+  if (is_name("new")) {
+    parse_new();
+  } else {
+    parse_primary();
+  }
+  for (;;) {
+    if (is(".")) {
+      next();
+      if (tok_.kind != Tok::name && tok_.kind != Tok::private_name) fail();
+      next();
+    } else if (is("[")) {
+      next();
+      parse_expression();
+      expect("]");
+    } else if (tok_.kind == Tok::template_full || tok_.kind == Tok::template_head) {
+      parse_template();
+    } else {
+      break;
+    }
+  }
+  if (is("<")) try_type_arguments_in_expression();
+  if (is("(")) parse_arguments();
+}
+
+void Parser::parse_primary() {
+  Deeper d(*this);
+  switch (tok_.kind) {
+    case Tok::name: {
+      const std::string_view w = text();
+      if (w == "function" || (w == "async" && peek_is_name("function") && !peek().newline_before)) {
+        parse_function(tok_.begin, false);
+        return;
+      }
+      if (w == "class") {
+        parse_class();
+        return;
+      }
+      next();
+      return;
+    }
+    case Tok::private_name:
+    case Tok::number:
+    case Tok::string:
+    case Tok::template_full:
+      next();
+      return;
+    case Tok::template_head:
+      parse_template();
+      return;
+    case Tok::punct:
+      break;
+    default:
+      fail();
+  }
+  if (is("(")) {
+    next();
+    parse_expression();
+    expect(")");
+    return;
+  }
+  if (is("[")) {
+    next();
+    while (!is("]")) {
+      if (is(",")) {
+        next();
+        continue;
+      }
+      if (is("...")) next();
+      parse_assignment();
+      if (!is("]")) expect(",");
+    }
+    next();
+    return;
+  }
+  if (is("{")) {
+    parse_object_literal();
+    return;
+  }
+  if (is("/") || is("/=")) {
+    tok_ = lexer_.rescan_regex(tok_);
+    next();
+    return;
+  }
+  fail();
+}
+
+void Parser::parse_arguments() {
+  expect("(");
+  while (!is(")")) {
+    if (is("...")) next();
+    parse_assignment();
+    if (!is(")")) expect(",");
+  }
+  next();
+}
+
+void Parser::parse_template() {
+  if (tok_.kind == Tok::template_full) {
+    next();
+    return;
+  }
+  for (;;) {
+    next();  // the head or middle
+    parse_expression();
+    if (!is("}")) fail();
+    tok_ = lexer_.rescan_template(tok_);
+    if (tok_.kind == Tok::template_tail) {
+      next();
+      return;
+    }
+  }
+}
+
+void Parser::parse_object_literal() {
+  next();  // {
+  while (!is("}")) {
+    Deeper d(*this);
+    if (is("...")) {
+      next();
+      parse_assignment();
+    } else {
+      if ((is_name("get") || is_name("set") || is_name("async")) && modifier_follows(false) &&
+          !peek_is("{")) {
+        next();
+      }
+      if (is("*")) next();
+      parse_property_name();
+      if (is("<") || is("(")) {
+        if (is("<")) erase_type_parameters();
+        parse_params(false);
+        if (is(":")) annotation();
+        parse_block();
+      } else if (is(":") || is("=")) {
+        next();
+        parse_assignment();
+      }
+    }
+    if (!is("}")) expect(",");
+  }
+  next();
+}
+
+// A modifier keyword is one only if what follows can be a member: a name, a
+// string or number key, `[`, `{`, `*`, `...` or a private name.
+bool Parser::modifier_follows(bool same_line) const {
+  const Token after = peek();
+  if (same_line && after.newline_before) return false;
+  switch (after.kind) {
+    case Tok::name:
+    case Tok::string:
+    case Tok::number:
+    case Tok::private_name:
+      return true;
+    case Tok::punct: {
+      const std::string_view t = lexer_.text(after);
+      return t == "[" || t == "{" || t == "*" || t == "...";
+    }
+    default:
+      return false;
+  }
+}
+
+// ---- types ------------------------------------------------------------------
+
+void Parser::parse_type(bool allow_conditional) {
+  Deeper d(*this);
+  // Function and constructor types.
+  if (is("<")) {
+    parse_type_parameters();
+    parse_params(false);
+    expect("=>");
+    parse_type(allow_conditional);
+    return;
+  }
+  if (is_name("new") || (is_name("abstract") && peek_is_name("new"))) {
+    if (is_name("abstract")) next();
+    next();
+    if (is("<")) parse_type_parameters();
+    parse_params(false);
+    expect("=>");
+    parse_type(allow_conditional);
+    return;
+  }
+  if (is("(") && attempt([&] {
+        parse_params(false);
+        if (!is("=>")) fail();
+      })) {
+    next();  // =>
+    parse_type(allow_conditional);
+    return;
+  }
+  parse_union();
+  if (allow_conditional && is_name("extends") && !tok_.newline_before) {
+    next();
+    parse_type(false);  // the extends type may not itself be conditional
+    expect("?");
+    parse_type();
+    expect(":");
+    parse_type();
+  }
+}
+
+void Parser::parse_union() {
+  if (is("|")) next();
+  parse_intersection();
+  while (is("|")) {
+    next();
+    parse_intersection();
+  }
+}
+
+void Parser::parse_intersection() {
+  if (is("&")) next();
+  parse_type_operator();
+  while (is("&")) {
+    next();
+    parse_type_operator();
+  }
+}
+
+void Parser::parse_type_operator() {
+  Deeper d(*this);
+  if (is_name("keyof") || is_name("unique") || is_name("readonly")) {
+    const Token after = peek();
+    const bool operand = after.kind != Tok::eof && !(after.kind == Tok::punct && [&] {
+                           const std::string_view t = lexer_.text(after);
+                           return t == "," || t == ")" || t == "]" || t == ">" || t == ";" ||
+                                  t == "=" || t == "|" || t == "&" || t == "}" || t == "?" ||
+                                  t == ":" || t == "=>";
+                         }());
+    if (operand) {
+      next();
+      parse_type_operator();
+      return;
+    }
+  }
+  if (is_name("infer") && peek().kind == Tok::name) {
+    next();
+    next();
+    if (is_name("extends")) {
+      attempt([&] {
+        next();
+        parse_type(false);
+        if (is("?")) fail();  // that `extends` began a conditional type
+      });
+    }
+    return;
+  }
+  parse_postfix_type();
+}
+
+void Parser::parse_postfix_type() {
+  parse_primary_type();
+  while (is("[") && !tok_.newline_before) {
+    next();
+    if (!is("]")) parse_type();
+    expect("]");
+  }
+}
+
+void Parser::parse_primary_type() {
+  Deeper d(*this);
+  switch (tok_.kind) {
+    case Tok::name: {
+      if (is_name("typeof")) {
+        next();
+        if (is_name("import")) {
+          parse_primary_type();
+          return;
+        }
+        if (tok_.kind != Tok::name && tok_.kind != Tok::private_name) fail();
+        next();
+        while (is(".")) {
+          next();
+          if (tok_.kind != Tok::name && tok_.kind != Tok::private_name) fail();
+          next();
+        }
+        if (is("<") && !tok_.newline_before) parse_type_arguments();
+        return;
+      }
+      if (is_name("import") && peek_is("(")) {
+        next();
+        skip_balanced();
+        while (is(".")) {
+          next();
+          expect_name();
+        }
+        if (is("<") && !tok_.newline_before) parse_type_arguments();
+        return;
+      }
+      if (is_name("asserts") && !peek().newline_before && peek().kind == Tok::name &&
+          !peek_is_name("is")) {
+        next();
+        next();
+        if (is_name("is") && !tok_.newline_before) {
+          next();
+          parse_type();
+        }
+        return;
+      }
+      const bool single = !peek_is(".");
+      next();
+      while (is(".")) {
+        next();
+        expect_name();
+      }
+      if (is("<") && !tok_.newline_before) parse_type_arguments();
+      if (single && is_name("is") && !tok_.newline_before) {  // x is T
+        next();
+        parse_type();
+      }
+      return;
+    }
+    case Tok::string:
+    case Tok::number:
+    case Tok::template_full:
+      next();
+      return;
+    case Tok::template_head:
+      parse_template_type();
+      return;
+    case Tok::punct:
+      break;
+    default:
+      fail();
+  }
+  if (is("-")) {
+    next();
+    if (tok_.kind != Tok::number) fail();
+    next();
+    return;
+  }
+  if (is("(")) {
+    next();
+    parse_type();
+    expect(")");
+    return;
+  }
+  if (is("[")) {  // a tuple
+    next();
+    while (!is("]")) {
+      Deeper element(*this);
+      if (is("...")) next();
+      attempt([&] {  // a name: `[first: string, rest?: number]`
+        expect_name();
+        if (is("?")) next();
+        expect(":");
+      });
+      parse_type();
+      if (is("?")) next();
+      if (!is("]")) expect(",");
+    }
+    next();
+    return;
+  }
+  if (is("{")) {  // an object or mapped type
+    skip_balanced();
+    return;
+  }
+  fail();
+}
+
+void Parser::parse_template_type() {
+  for (;;) {
+    next();  // the head or middle
+    parse_type();
+    if (!is("}")) fail();
+    tok_ = lexer_.rescan_template(tok_);
+    if (tok_.kind == Tok::template_tail) {
+      next();
+      return;
+    }
+  }
+}
+
+// <A, B<C>>: from `<` to past its `>`. Results are kept by position, so the
+// same `<` is read once however often an outer reading is retried.
+void Parser::parse_type_arguments() {
+  const std::uint32_t at = tok_.begin;
+  if (const auto known = type_arguments_end_.find(at); known != type_arguments_end_.end()) {
+    if (known->second == 0) fail();
+    prev_end_ = known->second;
+    tok_ = lexer_.scan(known->second);
+    return;
+  }
+  try {
+    expect("<");
+    for (;;) {
+      parse_type();
+      if (!is(",")) break;
+      next();
+      if (is(">")) break;
+    }
+    expect(">");
+  } catch (const ParseFail&) {
+    type_arguments_end_[at] = 0;
+    throw;
+  } catch (const LexError&) {
+    type_arguments_end_[at] = 0;
+    throw;
+  }
+  type_arguments_end_[at] = prev_end_;
+}
+
+// <const T extends U = V, in out W>
+void Parser::parse_type_parameters() {
+  expect("<");
+  while (!is(">")) {
+    Deeper d(*this);
+    while ((is_name("const") || is_name("in") || is_name("out")) && peek().kind == Tok::name) {
+      next();
+    }
+    expect_name();
+    if (is_name("extends")) {
+      next();
+      parse_type();
+    }
+    if (is("=")) {
+      next();
+      parse_type();
+    }
+    if (!is(">")) expect(",");
+  }
+  next();
+}
+
+// ---- output -----------------------------------------------------------------
+
+std::string Parser::output() const {
+  const std::string_view s = lexer_.source();
+  std::vector<bool> erased(s.size(), false);
+  for (const auto& [begin, end] : erased_) {
+    std::fill(erased.begin() + begin, erased.begin() + end, true);
+  }
+  std::unordered_map<std::uint32_t, char> puts;
+  for (const Put& p : puts_) puts[p.at] = p.c;
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto at = static_cast<std::uint32_t>(i);
+    const core::Utf8Step step = core::utf8_step(s, i);
+    const std::size_t units = step.valid && step.length == 4 ? 2 : 1;
+    if (const auto put = puts.find(at); put != puts.end()) {
+      out += put->second;
+      out.append(units - 1, ' ');
+    } else if (erased[i] && line_terminator_at(s, at) == 0) {
+      out.append(units, ' ');
+    } else {
+      out.append(s.substr(i, step.length));
+    }
+    i += step.length;
+  }
+  return out;
+}
+
+// 1-based line and UTF-16 column of byte `at`.
+std::pair<std::size_t, std::size_t> line_and_column(std::string_view s, std::uint32_t at) {
+  std::size_t line = 1;
+  std::size_t column = 1;
+  std::uint32_t i = 0;
+  while (i < at && i < s.size()) {
+    if (const std::uint32_t lt = line_terminator_at(s, i)) {
+      ++line;
+      column = 1;
+      i += lt;
+      continue;
+    }
+    const core::Utf8Step step = core::utf8_step(s, i);
+    column += step.valid && step.length == 4 ? 2 : 1;
+    i += static_cast<std::uint32_t>(step.length);
+  }
+  return {line, column};
+}
+
+std::string refusal_message(std::string_view construct) {
+  const std::string cannot = " is TypeScript that erasing types cannot turn into JavaScript: ";
+  if (construct == "enum") {
+    return "enum" + cannot +
+           "use an object, e.g. `const Color = {Red: \"red\", Blue: \"blue\"} as const;` and "
+           "`type Color = (typeof Color)[keyof typeof Color];`";
+  }
+  if (construct == "namespace") {
+    return "namespace holding values" + cannot + "use a const object or plain declarations";
+  }
+  if (construct == "parameter property") {
+    return "parameter property (`constructor(private x: T)`)" + cannot +
+           "declare the field (`private x: T;`) and assign it in the constructor";
+  }
+  if (construct == "decorator") {
+    return "decorator" + cannot + "call the function on the class or method instead";
+  }
+  if (construct == "import =") return "import =" + cannot + "use `const x = ...`";
+  return std::string(construct) + cannot + "return the value instead";
+}
+
+}  // namespace
+
+StripResult strip_types(std::string_view source) {
+  StripResult result;
+  if (source.size() >= 0xFFFFFFF0u) {
+    result.status = StripResult::Status::unchanged;
+    result.code = std::string(source);
+    result.reason = "source too large to read as TypeScript";
+    return result;
+  }
+  Parser parser(source);
+  const auto unchanged = [&](std::uint32_t at, std::string reason) {
+    result.status = StripResult::Status::unchanged;
+    result.code = std::string(source);
+    std::tie(result.line, result.column) = line_and_column(source, at);
+    result.reason = std::move(reason);
+  };
+  try {
+    parser.parse_program();
+  } catch (const Refused& refused) {
+    result.status = StripResult::Status::refused;
+    std::tie(result.line, result.column) = line_and_column(source, refused.at);
+    result.reason = refusal_message(refused.message);
+    return result;
+  } catch (const ParseFail&) {
+    unchanged(parser.furthest(), "not read as TypeScript past here");
+    return result;
+  } catch (const LexError& error) {
+    unchanged(error.at, "a token that does not end (string, comment, template or regex)");
+    return result;
+  } catch (const TooDeep&) {
+    unchanged(parser.furthest(), "nested deeper than " + std::to_string(kMaxDepth));
+    return result;
+  }
+  result.code = parser.output();
+  return result;
+}
+
+}  // namespace corral::sandbox::typescript

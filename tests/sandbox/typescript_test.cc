@@ -1,0 +1,178 @@
+// The TypeScript stripper (src/sandbox/typescript/strip.hpp) on the cases
+// that decide its reading: what is erased, what stays, what is refused and
+// where columns land. The corpus of whole snippets, compared with the
+// TypeScript compiler, is tests/e2e/typescript.test.mjs.
+#include "sandbox/typescript/strip.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace corral::sandbox::typescript {
+namespace {
+
+using Status = StripResult::Status;
+
+// Asserts that `ts` strips to `js` (written with the same columns).
+void expect_strip(const std::string& ts, const std::string& js) {
+  const StripResult r = strip_types(ts);
+  ASSERT_EQ(r.status, Status::stripped) << ts << "\n"
+                                        << r.line << ":" << r.column << " " << r.reason;
+  EXPECT_EQ(r.code, js) << "from: " << ts;
+}
+
+void expect_identity(const std::string& js) { expect_strip(js, js); }
+
+void expect_refused(const std::string& ts, const std::string& construct, std::size_t line) {
+  const StripResult r = strip_types(ts);
+  ASSERT_EQ(r.status, Status::refused) << ts << "\n" << r.code;
+  EXPECT_EQ(r.reason.rfind(construct, 0), 0u) << r.reason;
+  EXPECT_EQ(r.line, line) << r.reason;
+}
+
+TEST(TypeScript, AnnotationsBecomeSpaces) {
+  expect_strip("let x: number = 1;", "let x         = 1;");
+  expect_strip("const f = (a: string, b?: number): string => a;",
+               "const f = (a        , b         )         => a;");
+  expect_strip("function g<T>(x: T): T { return x; }", "function g   (x   )    { return x; }");
+  expect_strip("let y!: string;", "let y         ;");
+  expect_strip("try {} catch (e: unknown) {}", "try {} catch (e         ) {}");
+}
+
+TEST(TypeScript, ExpressionsLoseTheirTypes) {
+  expect_strip("const n = f<string>(x as any)!;", "const n = f        (x       ) ;");
+  expect_strip("const c = {a: 1} satisfies Rec;", "const c = {a: 1}              ;");
+  expect_strip("const k = [1, 2] as const;", "const k = [1, 2]         ;");
+  expect_strip("const m = new Map<string, number>();", "const m = new Map                ();");
+  expect_strip("const v = x!.y![0]!;", "const v = x .y [0] ;");
+  expect_strip("const g = f<string>;", "const g = f        ;");
+  expect_strip("const a = <any>b;", "const a =      b;");
+  expect_strip("a?.<T>(1);", "a?.   (1);");
+}
+
+TEST(TypeScript, DeclarationsOfTypesAreErasedWhole) {
+  // At the start, or after `;` or `{`, nothing can join: only spaces.
+  expect_strip("type A = string | number;\nlet a = 1;", "                         \nlet a = 1;");
+  expect_strip("f();\ninterface I { a: number; b(): void }\nf();",
+               "f();\n                                    \nf();");
+  expect_strip("{ declare const codemode: any; }", "{                              }");
+  expect_strip("export type { A } from './a';", "                             ");
+  expect_strip("import type { A } from './a';", "                             ");
+  expect_strip("function f(a: string): void;\nfunction f(a: any) {}",
+               "                            \nfunction f(a     ) {}");
+  expect_strip("namespace N { export type X = 1; }", "                                  ");
+}
+
+TEST(TypeScript, ErasedStatementsCannotJoinTheirNeighbours) {
+  // Without the `;`, `b` and `(c)` would become a call.
+  expect_strip("let a = b\ntype X = 1\n(c)", "let a = b\n;         \n(c)");
+  expect_strip("const a = b as Foo\n(c)", "const a = b      ;\n(c)");
+}
+
+TEST(TypeScript, Classes) {
+  expect_strip(
+      "abstract class A<T> extends B<T> implements I, J {\n"
+      "  private readonly x: number = 1;\n"
+      "  declare y: string;\n"
+      "  z?: T;\n"
+      "  [key: string]: any;\n"
+      "  abstract m(): void;\n"
+      "  public get v(): number { return 1; }\n"
+      "  override n<U>(u: U): U { return u; }\n"
+      "}",
+      "         class A    extends B                    {\n"
+      "                   x         = 1;\n"
+      "                    \n"
+      "  z    ;\n"
+      "                     \n"
+      "                     \n"
+      "         get v()         { return 1; }\n"
+      "           n   (u   )    { return u; }\n"
+      "}");
+}
+
+TEST(TypeScript, AMemberErasedAfterAFieldIsSeparated) {
+  expect_strip("class C {\n  x: number\n  [k: string]: any\n}",
+               "class C {\n  x       ;\n  ;               \n}");
+}
+
+TEST(TypeScript, AFieldAnnotationEndsTheField) {
+  // `get` on the next line would otherwise make the field a getter.
+  expect_strip("class C {\n  get: number\n  foo() {}\n}",
+               "class C {\n  get       ;\n  foo() {}\n}");
+}
+
+TEST(TypeScript, ThisParameterGoesWithItsComma) {
+  expect_strip("function f(this: Window, a: number) {}", "function f(              a        ) {}");
+}
+
+TEST(TypeScript, AnArrowReturnTypeAcrossLinesKeepsTheArrowLegal) {
+  expect_strip("const f = (a): {\n  x: number\n} => a;", "const f = (a    \n           \n) => a;");
+}
+
+TEST(TypeScript, ConditionalBranchesAreNotArrowReturnTypes) {
+  expect_identity("const r = a ? (b) : c => d;");
+  expect_strip("const r = a ? (b): string => b : c;", "const r = a ? (b)         => b : c;");
+}
+
+TEST(TypeScript, ComparisonsStayComparisons) {
+  expect_identity("if (a < b && c > d) f();");
+  expect_identity("const x = a < b > c;");
+  expect_identity("const y = a < b >= c;");
+  expect_identity("const z = a < b >> c;");
+  expect_identity("const w = a < b > -1;");
+  expect_identity("x >>>= 1; y >>= 2; z >= 3;");
+}
+
+TEST(TypeScript, PlainJavaScriptIsUnchanged) {
+  expect_identity(
+      "async () => {\n"
+      "  const re = /a<b>c/g, t = `x${a ? {b: 1} : [2]}y`;\n"
+      "  label: for (const [k, v] of Object.entries(o)) { if (k) continue label; }\n"
+      "  const {a, b: [c = 1, ...d], ...e} = obj;\n"
+      "  class K extends Base { static #p = 1; static { this.q = 2; } get x() { return 1 } }\n"
+      "  return a / b / c + (await codemode.run({x: 1}))?.y ?? z;\n"
+      "}");
+  expect_identity("const type = 1, declare = 2, abstract = 3; type + declare;");
+  expect_identity("x = y\n/re/g.test(s)");
+}
+
+TEST(TypeScript, ColumnsCountUtf16Units) {
+  // "é" is one unit and two bytes; "😀" two units and four bytes.
+  expect_strip("let a: \"é😀\" = 1;", "let a        = 1;");
+}
+
+TEST(TypeScript, NonErasableSyntaxIsRefused) {
+  expect_refused("enum Color { Red }", "enum", 1);
+  expect_refused("let a = 1;\nconst enum E { A }", "enum", 2);
+  expect_refused("namespace N { export const x = 1; }", "namespace", 1);
+  expect_refused("class A {\n  constructor(private x: number) {}\n}", "parameter property", 2);
+  expect_refused("@sealed class A {}", "decorator", 1);
+  expect_refused("import fs = require('fs');", "import =", 1);
+  expect_refused("export = x;", "export =", 1);
+}
+
+TEST(TypeScript, DeclaredEnumsAndNamespacesAreErased) {
+  expect_strip("declare enum E { A }", "                    ");
+  expect_strip("declare namespace N { const x: number; }",
+               "                                        ");
+}
+
+TEST(TypeScript, WhatItCannotReadComesBackUnchanged) {
+  for (const std::string source : {"let x = ;", "'unterminated", "a b c", "`${"}) {
+    const StripResult r = strip_types(source);
+    EXPECT_EQ(r.status, Status::unchanged) << source;
+    EXPECT_EQ(r.code, source);
+    EXPECT_GE(r.line, 1u);
+  }
+}
+
+TEST(TypeScript, DeepNestingComesBackUnchangedNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const StripResult r = strip_types(deep);
+  EXPECT_EQ(r.status, Status::unchanged);
+  EXPECT_NE(r.reason.find("nested deeper"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace corral::sandbox::typescript
