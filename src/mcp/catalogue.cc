@@ -32,6 +32,54 @@ constexpr const char* kRubyDescription =
     "arguments as its input: `codemode.a.b({x: 1})` is `Codemode::A.b(x: 1)`, "
     "`codemode.f({})` is `Codemode.f`. Calls return the answer directly (no await).";
 
+// How a run behaves where a model would guess wrong: the clock and
+// randomness of the profile, and how a failed call surfaces.
+std::string run_facts(sandbox::Profile profile) {
+  std::string facts =
+      profile == sandbox::Profile::hermetic
+          ? "\n\nThe clock and randomness are fixed: `Date.now()` is 0 and `new Date()` is "
+            "1970-01-01T00:00:00Z, and `Math.random()` gives the same sequence in every run; "
+            "pass real times in as data."
+          : "\n\nThe clock and `Math.random()` are real.";
+  facts +=
+      " A call that fails throws an Error whose message starts with its failure code, so "
+      "`try { ... } catch (e) { ... }` sees e.g. `command_failed: ...` (a command that exited "
+      "with a status its manifest does not accept; its output follows the message), "
+      "`busy: ... (retryable)`, `timeout`, or an upstream tool's own error text. A command "
+      "that returns resolves to `{stdout, stderr, exitCode, truncated}` with an accepted "
+      "`exitCode`; an upstream tool resolves to its structured content, else its text (parsed "
+      "when it is JSON).";
+  return facts;
+}
+
+// A JSON value of the schema's shape made of placeholders (its required
+// properties only), for the worked example: `{"flags": {"name": "..."}}`.
+std::string example_input(const json::value& schema, int depth = 0) {
+  const json::object* o = schema.if_object();
+  if (!o || depth > 3) return "{}";
+  if (const json::value* e = o->if_contains("enum"); e && e->is_array() && !e->get_array().empty())
+    return json::serialize(e->get_array()[0]);
+  const json::value* type = o->if_contains("type");
+  const std::string t = type && type->is_string() ? std::string(type->get_string()) : "object";
+  if (t == "string") return "\"...\"";
+  if (t == "number" || t == "integer") return "1";
+  if (t == "boolean") return "true";
+  if (t == "array") return "[]";
+  std::string out;
+  const json::value* props = o->if_contains("properties");
+  const json::value* required = o->if_contains("required");
+  if (props && props->is_object() && required && required->is_array()) {
+    for (const json::value& name : required->get_array()) {
+      if (!name.is_string()) continue;
+      const json::value* sub = props->get_object().if_contains(name.get_string());
+      if (!sub) continue;
+      out += (out.empty() ? "" : ", ") + std::string(name.get_string()) + ": " +
+             example_input(*sub, depth + 1);
+    }
+  }
+  return out.empty() ? "{}" : "{" + out + "}";
+}
+
 json::object execute_input_schema() {
   return json::object{
       {"type", "object"},
@@ -242,6 +290,15 @@ std::string Service::Impl::execute_description() const {
   std::string description = kExecuteDescription;
   description += fmt::format(" Default timeout {} ms, at most {} ms.",
                              options_.default_timeout.count(), options_.max_timeout.count());
+  description += run_facts(options_.run_limits.profile);
+  if (!callables_.empty()) {
+    const Callable& first = callables_.front();
+    description += fmt::format(
+        "\n\nFor example:\n\n```ts\nasync () => {{\n  try {{\n    const r = await "
+        "codemode.{}({});\n    return r;\n  }} catch (e) {{\n    return String(e); "
+        "// \"command_failed: ...\"\n  }}\n}}\n```",
+        first.path, example_input(first.input_schema));
+  }
   description += callables_.empty()
                      ? "\n\nNo functions are bound: `codemode` is empty.\n"
                      : "\n\nThe functions available, as TypeScript declarations:\n\n```ts\n" +

@@ -185,6 +185,24 @@ TEST(Cli, AVariableThatNamesNoSettingIsReportedWithTheClosest) {
       << status.err;
 }
 
+// A .ts file is TypeScript (types erased); --language says so for stdin.
+TEST(Cli, RunTakesTypeScriptByExtensionOrFlag) {
+  const std::string plain = temp_file("const n: number = 20 + 1 as number;\nn * 2");
+  const std::string file = plain + ".ts";
+  ASSERT_EQ(std::rename(plain.c_str(), file.c_str()), 0);
+  const Ran by_extension = corral("run " + file);
+  std::remove(file.c_str());
+  EXPECT_EQ(by_extension.status, 0) << by_extension.err;
+  EXPECT_EQ(by_extension.out, "42\n");
+  const Ran by_flag = corral("run --language typescript -", "", "let s: string = 'ok'; s");
+  EXPECT_EQ(by_flag.status, 0) << by_flag.err;
+  EXPECT_EQ(by_flag.out, "\"ok\"\n");
+  const Ran refused = corral("run --language typescript -", "", "enum E { A }\nE.A");
+  EXPECT_NE(refused.status, 0);
+  EXPECT_TRUE(contains(refused.err, "compile_error")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "TypeScript: enum")) << refused.err;
+}
+
 TEST(Cli, RunRefusesSizesAndDurationsItCannotHold) {
   for (const char* flags :
        {"--timeout 1e10", "--timeout 99999999999999999999h",

@@ -160,6 +160,26 @@ test('stdio: tools, execute through bound commands and an upstream, a direct too
     const again = await client.callTool({ name: 'execute', arguments: {
       code: 'async () => codemode.everything.echo({ message: "still here" })' } });
     assert.equal(again.structuredContent.value, 'Echo: still here');
+    // TypeScript is the default: the model writes what the declarations show.
+    const typed = await client.callTool({ name: 'execute', arguments: { code: [
+      'async (): Promise<string> => {',
+      '  interface Echoed { content?: unknown }',
+      '  const r = await codemode.everything.echo({ message: "typed" as string }) satisfies string;',
+      '  const g: { stdout: string } = await codemode.fixture_greet({ flags: { name: "ts" } });',
+      '  return `${r} / ${g.stdout!}`;',
+      '}'].join('\n') } });
+    assert.equal(typed.structuredContent.value, 'Echo: typed / hello, ts\n', JSON.stringify(typed));
+    // An enum has no erasable form: a compile_error saying what to write, at its line.
+    const enumRun = await client.callTool({ name: 'execute', arguments: {
+      code: 'async () => {\n  enum Color { Red }\n  return Color.Red;\n}' } });
+    assert.equal(enumRun.isError, true);
+    const enumFailure = JSON.parse(enumRun.content[0].text);
+    assert.equal(enumFailure.code, 'compile_error');
+    assert.match(enumFailure.message, /TypeScript: enum .*as const.* at \(eval\):2:3/);
+    // Asked for JavaScript, an annotation is JavaScript's syntax error.
+    const plain = await client.callTool({ name: 'execute', arguments: { language: 'javascript',
+      code: 'async () => { const x: number = 1; return x; }' } });
+    assert.equal(JSON.parse(plain.content[0].text).code, 'compile_error');
     const ruby = await client.callTool({ name: 'execute', arguments: { language: 'ruby',
       code: "Codemode::Everything.echo(message: 'from ruby') + ' / ' + Codemode.fixture_greet(flags: {name: 'rb'})['stdout']" } });
     assert.equal(ruby.structuredContent.value, 'Echo: from ruby / hello, rb\n', JSON.stringify(ruby));

@@ -44,6 +44,26 @@ TEST(McpTools, ListsExecuteAndEachCommandWithSchemasAndAnnotations) {
   EXPECT_EQ(greet->at("inputSchema").at("type").as_string(), "object");
 }
 
+// What a model would otherwise guess wrong is in the description: the
+// language, the frozen clock, how failures surface, and a worked example on
+// a command actually bound, which runs as written.
+TEST(McpTools, TheExecuteDescriptionSaysWhatAModelWouldGuessWrong) {
+  Harness h;
+  json::value r = h.request("tools/list");
+  const std::string description(r.at("result").at("tools").at(0).at("description").as_string());
+  for (const char* fact : {"Run TypeScript", "`enum`", "`Date.now()` is 0",
+                           "command_failed: ", "exitCode", "For example:"}) {
+    EXPECT_NE(description.find(fact), std::string::npos) << fact << "\n" << description;
+  }
+  const std::size_t example = description.find("For example:\n\n```ts\n");
+  ASSERT_NE(example, std::string::npos);
+  const std::size_t begin = example + std::string("For example:\n\n```ts\n").size();
+  const std::string code = description.substr(begin, description.find("```", begin) - begin);
+  EXPECT_NE(code.find("codemode.fixture_"), std::string::npos) << code;
+  json::object ran = h.call("execute", {{"code", code}});
+  EXPECT_FALSE(ran.contains("isError") && ran.at("isError").as_bool()) << json::serialize(ran);
+}
+
 TEST(McpTools, ExecuteChainsBoundCommandsAndReturnsStructuredContent) {
   Harness h;
   json::object r = h.call(

@@ -47,13 +47,6 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool is_ascii_name_part(char c) { return is_ascii_name_start(c) || is_digit(c); }
 
-// Punctuators of two or more characters, longest first within a first
-// character. `>` is never joined (see lexer.hpp); `?.` is checked apart
-// (not before a digit: `a?.5:b`).
-constexpr std::string_view kLongPuncts[] = {
-    "...", "===", "!==", "**=", "<<=", "&&=", "||=", "?\?=", "=>", "==",  "!=", "<=", "<<", "+=",
-    "-=",  "*=",  "/=",  "%=",  "&=",  "|=",  "^=",  "&&",   "||", "?\?", "++", "--", "**"};
-
 }  // namespace
 
 std::uint32_t line_terminator_at(std::string_view s, std::uint32_t pos) noexcept {
@@ -199,16 +192,60 @@ std::uint32_t Lexer::scan_template_chars(std::uint32_t pos, bool& substitution) 
 }
 
 std::uint32_t Lexer::scan_punct(std::uint32_t pos) const {
-  const std::string_view rest = source_.substr(pos);
-  if (rest.starts_with("?.") && !(rest.size() > 2 && is_digit(rest[2]))) return pos + 2;
-  if (rest[0] != '>') {
-    for (std::string_view p : kLongPuncts) {
-      if (rest.starts_with(p)) return pos + static_cast<std::uint32_t>(p.size());
-    }
+  const std::string_view s = source_;
+  const auto at = [&](std::uint32_t i) { return pos + i < s.size() ? s[pos + i] : '\0'; };
+  const char c = s[pos];
+  const char c1 = at(1);
+  std::uint32_t length = 1;
+  switch (c) {
+    case '.':
+      length = c1 == '.' && at(2) == '.' ? 3 : 1;
+      break;
+    case '=':  // = == === =>
+      length = c1 == '>' ? 2 : c1 == '=' ? (at(2) == '=' ? 3 : 2) : 1;
+      break;
+    case '!':  // ! != !==
+      length = c1 == '=' ? (at(2) == '=' ? 3 : 2) : 1;
+      break;
+    case '*':  // * ** **= *=
+    case '<':  // < << <<= <=
+    case '&':  // & && &&= &=
+    case '|':  // | || ||= |=
+    case '?':  // ? ?? ??= ?.
+      if (c1 == c) {
+        length = at(2) == '=' ? 3 : 2;
+      } else if (c1 == '=' && c != '?') {
+        length = 2;
+      } else if (c == '?' && c1 == '.' && !is_digit(at(2))) {
+        length = 2;  // ?. but not `a?.5:b`
+      }
+      break;
+    case '+':  // + ++ +=
+    case '-':  // - -- -=
+      length = c1 == c || c1 == '=' ? 2 : 1;
+      break;
+    case '/':  // / /=
+    case '%':
+    case '^':
+      length = c1 == '=' ? 2 : 1;
+      break;
+    case '>':  // always alone (lexer.hpp)
+    case '{':
+    case '}':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case ';':
+    case ',':
+    case '~':
+    case ':':
+    case '@':
+      break;
+    default:
+      throw LexError{pos};
   }
-  static constexpr std::string_view kSingle = "{}()[];,<>+-*/%&|^!~?:=.@";
-  if (kSingle.find(rest[0]) == std::string_view::npos) throw LexError{pos};
-  return pos + 1;
+  return pos + length;
 }
 
 Token Lexer::scan(std::uint32_t pos) const {
@@ -244,6 +281,7 @@ Token Lexer::scan(std::uint32_t pos) const {
     token.kind = Tok::punct;
     token.end = scan_punct(pos);
   }
+  token.word = pack8(s.substr(token.begin, token.end - token.begin));
   return token;
 }
 

@@ -19,6 +19,7 @@
 //   t = lexer.scan(t.end);    // punct ":"
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -38,11 +39,30 @@ enum class Tok : std::uint8_t {
   punct,            // everything else: `(`, `=>`, `?.`, `...`
 };
 
+// Up to the first 8 bytes of `text`, little-endian: a token's spelling is
+// compared as one integer (the parser asks "is this `=>`?" for every token).
+constexpr std::uint64_t pack8(std::string_view text) {
+  std::uint64_t word = 0;
+  for (std::size_t i = 0; i < text.size() && i < 8; ++i) {
+    word |= std::uint64_t{static_cast<unsigned char>(text[i])} << (8 * i);
+  }
+  return word;
+}
+
 struct Token {
   Tok kind = Tok::eof;
   std::uint32_t begin = 0;
   std::uint32_t end = 0;
   bool newline_before = false;  // a line terminator between the previous token and this one
+  std::uint64_t word = 0;       // pack8 of its text
+
+  // Whether the token's text (in `source`) is `text`. Inlined, so a literal
+  // `text` packs at compile time.
+  [[gnu::always_inline]] bool spells(std::string_view text, std::string_view source) const {
+    const std::uint32_t length = end - begin;
+    if (length != text.size() || word != pack8(text)) return false;
+    return length <= 8 || source.substr(begin + 8, length - 8) == text.substr(8);
+  }
 };
 
 // LexError: the source cannot be tokenized here (an unterminated string,

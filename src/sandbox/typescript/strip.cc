@@ -61,17 +61,24 @@ class Parser {
  private:
   // ---- tokens -------------------------------------------------------------
   std::string_view text() const { return lexer_.text(tok_); }
-  bool is(std::string_view p) const { return tok_.kind == Tok::punct && text() == p; }
+  [[gnu::always_inline]] bool spells(const Token& t, std::string_view w) const {
+    return t.spells(w, lexer_.source());
+  }
+  [[gnu::always_inline]] bool is(std::string_view p) const {
+    return tok_.kind == Tok::punct && spells(tok_, p);
+  }
   bool is_name() const { return tok_.kind == Tok::name; }
-  bool is_name(std::string_view w) const { return tok_.kind == Tok::name && text() == w; }
+  [[gnu::always_inline]] bool is_name(std::string_view w) const {
+    return tok_.kind == Tok::name && spells(tok_, w);
+  }
   Token peek() const { return lexer_.scan(tok_.end); }
   bool peek_is(std::string_view p) const {
     const Token t = peek();
-    return t.kind == Tok::punct && lexer_.text(t) == p;
+    return t.kind == Tok::punct && spells(t, p);
   }
   bool peek_is_name(std::string_view w) const {
     const Token t = peek();
-    return t.kind == Tok::name && lexer_.text(t) == w;
+    return t.kind == Tok::name && spells(t, w);
   }
   void next() {
     prev_ = tok_;
@@ -155,10 +162,9 @@ class Parser {
   }
   // Notes that the statement or member starting here follows a separator.
   void note_start(bool class_member) {
-    const bool separated =
-        tok_.begin == first_begin_ ||
-        (prev_.kind == Tok::punct && (lexer_.text(prev_) == ";" || lexer_.text(prev_) == "{" ||
-                                      (class_member && lexer_.text(prev_) == "}")));
+    const bool separated = tok_.begin == first_begin_ ||
+                           (prev_.kind == Tok::punct && (spells(prev_, ";") || spells(prev_, "{") ||
+                                                         (class_member && spells(prev_, "}"))));
     if (separated) separated_starts_.insert(tok_.begin);
   }
   // `c` written over the last character before `end`.
@@ -190,7 +196,7 @@ class Parser {
   void parse_function(std::uint32_t begin, bool declaration);
   void parse_class();
   void parse_class_member();
-  void parse_params(bool constructor);
+  void parse_params();
   void parse_binding_target();
   void parse_binding_element();
   void parse_property_name();
@@ -207,6 +213,7 @@ class Parser {
   void parse_expression();
   void parse_assignment();
   bool try_arrow(bool in_conditional);
+  bool might_be_arrow();
   void parse_arrow(bool in_conditional);
   void parse_binary();
   void parse_unary();
@@ -217,10 +224,15 @@ class Parser {
   void parse_template();
   void parse_object_literal();
   bool try_type_arguments_in_expression();
+  bool might_be_type_arguments() const;
   int joined_greater(bool& assignment) const;
   bool is_assignment_operator() const;
   bool is_binary_operator() const;
   bool starts_expression() const;
+  // After `yield` or `await`: `-1`, `/re/` and `<T>x` are operands there.
+  bool starts_operand() const {
+    return starts_expression() && !is_name("as") && !is_name("satisfies");
+  }
   bool modifier_follows(bool same_line) const;
 
   // ---- types --------------------------------------------------------------
@@ -248,6 +260,8 @@ class Parser {
   std::uint32_t furthest_ = 0;
   int depth_ = 0;
   bool conditional_branch_ = false;  // parsing `a ? HERE : c`
+  // Where the latest arrow's concise body or expression statement began.
+  std::uint32_t body_start_ = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
   std::vector<Put> puts_;
   std::unordered_set<std::uint32_t> arrow_failed_at_;
@@ -274,55 +288,54 @@ bool Parser::parse_declaration(std::uint32_t begin) {
     if (is("@")) refuse(tok_.begin, "decorator");
   }
   if (tok_.kind == Tok::name) {
-    const std::string_view w = text();
     const Token after = peek();
     const bool after_same_line = !after.newline_before;
     const bool after_is_name = after.kind == Tok::name;
     const auto after_is = [&](std::string_view p) {
       return after.kind == Tok::punct && lexer_.text(after) == p;
     };
-    if (w == "const" && after_is_name && lexer_.text(after) == "enum") refuse(tok_.begin, "enum");
-    if (w == "var" || w == "const" ||
-        (w == "let" && (after_is_name || after_is("[") || after_is("{")))) {
+    if (spells(tok_, "const") && after_is_name && spells(after, "enum")) refuse(tok_.begin, "enum");
+    if (spells(tok_, "var") || spells(tok_, "const") ||
+        (spells(tok_, "let") && (after_is_name || after_is("[") || after_is("{")))) {
       parse_var_declaration();
       semicolon();
       return false;
     }
-    if (w == "function" ||
-        (w == "async" && after_is_name && lexer_.text(after) == "function" && after_same_line)) {
+    if (spells(tok_, "function") ||
+        (spells(tok_, "async") && after_is_name && spells(after, "function") && after_same_line)) {
       parse_function(begin, true);
       return false;
     }
-    if (w == "class") {
+    if (spells(tok_, "class")) {
       parse_class();
       return false;
     }
-    if (w == "abstract" && after_is_name && lexer_.text(after) == "class" && after_same_line) {
+    if (spells(tok_, "abstract") && after_is_name && spells(after, "class") && after_same_line) {
       erase_token();
       next();
       parse_class();
       return false;
     }
-    if (w == "type" && after_is_name && after_same_line) {
+    if (spells(tok_, "type") && after_is_name && after_same_line) {
       parse_type_alias(begin);
       return true;
     }
-    if (w == "interface" && after_is_name && after_same_line) {
+    if (spells(tok_, "interface") && after_is_name && after_same_line) {
       parse_interface(begin);
       return true;
     }
-    if (w == "declare" && after_is_name && after_same_line) {
+    if (spells(tok_, "declare") && after_is_name && after_same_line) {
       parse_declare(begin);
       return true;
     }
-    if (w == "enum" && after_is_name && after_same_line) refuse(tok_.begin, "enum");
-    if ((w == "namespace" || w == "module") && after_same_line &&
-        (after_is_name || (w == "module" && after.kind == Tok::string))) {
+    if (spells(tok_, "enum") && after_is_name && after_same_line) refuse(tok_.begin, "enum");
+    if ((spells(tok_, "namespace") || spells(tok_, "module")) && after_same_line &&
+        (after_is_name || (spells(tok_, "module") && after.kind == Tok::string))) {
       return parse_namespace(begin, false);
     }
-    if (w == "import" && !after_is("(") && !after_is(".")) return parse_import(begin);
-    if (w == "export") return parse_export(begin);
-    if (w == "if") {
+    if (spells(tok_, "import") && !after_is("(") && !after_is(".")) return parse_import(begin);
+    if (spells(tok_, "export")) return parse_export(begin);
+    if (spells(tok_, "if")) {
       next();
       expect("(");
       parse_expression();
@@ -334,11 +347,11 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       }
       return false;
     }
-    if (w == "for") {
+    if (spells(tok_, "for")) {
       parse_for();
       return false;
     }
-    if (w == "while" || w == "with") {
+    if (spells(tok_, "while") || spells(tok_, "with")) {
       next();
       expect("(");
       parse_expression();
@@ -346,7 +359,7 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       parse_statement();
       return false;
     }
-    if (w == "do") {
+    if (spells(tok_, "do")) {
       next();
       parse_statement();
       if (!is_name("while")) fail();
@@ -357,7 +370,7 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       if (is(";")) next();
       return false;
     }
-    if (w == "return" || w == "throw") {
+    if (spells(tok_, "return") || spells(tok_, "throw")) {
       next();
       if (!is(";") && !is("}") && tok_.kind != Tok::eof && !tok_.newline_before) {
         parse_expression();
@@ -365,18 +378,18 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       semicolon();
       return false;
     }
-    if (w == "break" || w == "continue") {
+    if (spells(tok_, "break") || spells(tok_, "continue")) {
       next();
       if (is_name() && !tok_.newline_before) next();
       semicolon();
       return false;
     }
-    if (w == "debugger") {
+    if (spells(tok_, "debugger")) {
       next();
       semicolon();
       return false;
     }
-    if (w == "switch") {
+    if (spells(tok_, "switch")) {
       next();
       expect("(");
       parse_expression();
@@ -398,7 +411,7 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       next();
       return false;
     }
-    if (w == "try") {
+    if (spells(tok_, "try")) {
       next();
       parse_block();
       if (is_name("catch")) {
@@ -424,6 +437,7 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       return false;
     }
   }
+  body_start_ = tok_.begin;  // an expression statement
   parse_expression();
   semicolon();
   return false;
@@ -464,8 +478,8 @@ void Parser::parse_for() {
     const Token after = peek();
     if (is_name("var") || is_name("const") ||
         (is_name("let") &&
-         (after.kind == Tok::name || (after.kind == Tok::punct &&
-                                      (lexer_.text(after) == "[" || lexer_.text(after) == "{"))))) {
+         (after.kind == Tok::name ||
+          (after.kind == Tok::punct && (spells(after, "[") || spells(after, "{")))))) {
       parse_var_declaration();
     } else {
       parse_expression();  // `x in o` is read whole here; `)` follows
@@ -491,7 +505,7 @@ void Parser::parse_function(std::uint32_t begin, bool declaration) {
   if (is("*")) next();
   if (is_name()) next();
   if (is("<")) erase_type_parameters();
-  parse_params(false);
+  parse_params();
   if (is(":")) annotation();
   if (is("{")) {
     parse_block();
@@ -502,7 +516,7 @@ void Parser::parse_function(std::uint32_t begin, bool declaration) {
   erase_whole(begin, prev_end_);
 }
 
-void Parser::parse_params(bool constructor) {
+void Parser::parse_params() {
   expect("(");
   bool first = true;
   while (!is(")")) {
@@ -510,12 +524,11 @@ void Parser::parse_params(bool constructor) {
     const std::uint32_t begin = tok_.begin;
     if (is("@")) refuse(tok_.begin, "decorator");
     if (is_name() && modifier_follows(false)) {
-      const std::string_view w = text();
-      if (w == "public" || w == "private" || w == "protected" || w == "readonly" ||
-          w == "override") {
+      if (spells(tok_, "public") || spells(tok_, "private") || spells(tok_, "protected") ||
+          spells(tok_, "readonly") || spells(tok_, "override")) {
         const Token after = peek();
-        if (after.kind == Tok::name || (after.kind == Tok::punct &&
-                                        (lexer_.text(after) == "[" || lexer_.text(after) == "{"))) {
+        if (after.kind == Tok::name ||
+            (after.kind == Tok::punct && (spells(after, "[") || spells(after, "{")))) {
           // Outside a constructor TypeScript refuses them too.
           refuse(tok_.begin, "parameter property");
         }
@@ -661,21 +674,21 @@ void Parser::parse_class_member() {
   bool whole = false;  // declare and abstract members have no JavaScript
   for (;;) {
     if (!is_name()) break;
-    const std::string_view w = text();
-    if (w == "public" || w == "private" || w == "protected" || w == "readonly" || w == "override" ||
-        w == "declare" || w == "abstract") {
+    if (spells(tok_, "public") || spells(tok_, "private") || spells(tok_, "protected") ||
+        spells(tok_, "readonly") || spells(tok_, "override") || spells(tok_, "declare") ||
+        spells(tok_, "abstract")) {
       if (!modifier_follows(true)) break;
-      if (w == "declare" || w == "abstract") whole = true;
+      if (spells(tok_, "declare") || spells(tok_, "abstract")) whole = true;
       erase_token();
       next();
-    } else if (w == "static") {
+    } else if (spells(tok_, "static")) {
       if (!modifier_follows(false)) break;
       next();
       if (is("{")) {  // a static block
         parse_block();
         return;
       }
-    } else if (w == "accessor") {
+    } else if (spells(tok_, "accessor")) {
       if (!modifier_follows(true)) break;
       next();
     } else {
@@ -700,9 +713,6 @@ void Parser::parse_class_member() {
   if ((is_name("get") || is_name("set")) && modifier_follows(false) && !peek_is("*")) next();
   if (is_name("async") && modifier_follows(true)) next();
   if (is("*")) next();
-  const bool constructor =
-      is_name("constructor") ||
-      (tok_.kind == Tok::string && (text() == "\"constructor\"" || text() == "'constructor'"));
   parse_property_name();
   std::uint32_t optional_at = 0;
   bool marked = false;  // `?` or `!` erased after the name
@@ -714,7 +724,7 @@ void Parser::parse_class_member() {
   }
   if (is("<") || is("(")) {
     if (is("<")) erase_type_parameters();
-    parse_params(constructor);
+    parse_params();
     if (is(":")) annotation();
     if (is("{") && !whole) {
       parse_block();
@@ -867,6 +877,10 @@ bool Parser::parse_import(std::uint32_t begin) {
     expect_name();
     if (tok_.kind != Tok::string) fail();
     next();
+    if ((is_name("with") || is_name("assert")) && !tok_.newline_before) {
+      next();
+      skip_balanced();
+    }
     semicolon();
     erase_whole(begin, prev_end_);
     return true;
@@ -908,11 +922,11 @@ void Parser::parse_specifiers() {
     if (is_name("type")) {
       const Token after = peek();
       // `type` alone, `type as x` and `type,` name a binding called type.
-      const bool names_type = after.kind == Tok::punct ||
-                              (after.kind == Tok::name && lexer_.text(after) == "as" && [&] {
-                                const Token third = lexer_.scan(after.end);
-                                return third.kind != Tok::name && third.kind != Tok::string;
-                              }());
+      const bool names_type =
+          after.kind == Tok::punct || (after.kind == Tok::name && spells(after, "as") && [&] {
+            const Token third = lexer_.scan(after.end);
+            return third.kind != Tok::name && third.kind != Tok::string;
+          }());
       if (!names_type) {
         type_only = true;
         next();
@@ -1060,7 +1074,7 @@ void Parser::parse_assignment() {
     next();
     if (!after.newline_before) {
       if (is("*")) next();
-      if (starts_expression() && !is_binary_operator()) parse_assignment();
+      if (starts_operand()) parse_assignment();
     }
     return;
   }
@@ -1072,6 +1086,7 @@ void Parser::parse_assignment() {
       if (is("{")) {
         parse_block();
       } else {
+        body_start_ = tok_.begin;
         parse_assignment();
       }
       return;
@@ -1104,23 +1119,52 @@ void Parser::parse_assignment() {
   }
 }
 
+// Lookahead without parsing: whether the `(` here closes before `=>` or `:`
+// (an arrow, or an arrow's return type). Most parentheses are not arrows,
+// and a failed attempt costs an exception: this answers in one token scan.
+// `/` counts as division here; a regular expression holding a bracket inside
+// an arrow's parameter list only makes the attempt that follows fail.
+bool Parser::might_be_arrow() {
+  if (!is("(")) return true;  // `<T>(...)`, `async x`: attempted directly
+  const Snapshot s = save();
+  bool arrow = false;
+  try {
+    skip_balanced();
+    arrow = !tok_.newline_before && (is("=>") || is(":"));
+  } catch (const ParseFail&) {
+  } catch (const LexError&) {
+  }
+  restore(s);
+  return arrow;
+}
+
 bool Parser::try_arrow(bool in_conditional) {
   const std::uint32_t at = tok_.begin;
   if (arrow_failed_at_.count(at) != 0) return false;
+  if (!might_be_arrow()) {
+    arrow_failed_at_.insert(at);
+    return false;
+  }
   if (attempt([&] { parse_arrow(in_conditional); })) return true;
   arrow_failed_at_.insert(at);
   return false;
 }
 
 void Parser::parse_arrow(bool in_conditional) {
-  if (is_name("async")) next();
-  if (is("<")) erase_type_parameters();
+  const bool async = is_name("async");
+  if (async) next();
+  if (is("<")) {
+    erase_type_parameters();
+    // `async <T>` then a line break: erased, JavaScript would read `async`
+    // alone on its line.
+    if (async && tok_.newline_before) fail();
+  }
   std::uint32_t close_paren = 0;
   if (is_name()) {
     next();  // async x => ...
   } else {
     if (!is("(")) fail();
-    parse_params(false);
+    parse_params();
     close_paren = prev_end_ - 1;
   }
   bool return_type = false;
@@ -1146,6 +1190,7 @@ void Parser::parse_arrow(bool in_conditional) {
   if (is("{")) {
     parse_block();
   } else {
+    body_start_ = tok_.begin;
     parse_assignment();
   }
   if (in_conditional && return_type && !is(":")) fail();
@@ -1202,27 +1247,28 @@ int Parser::joined_greater(bool& assignment) const {
 
 bool Parser::is_assignment_operator() const {
   if (tok_.kind != Tok::punct) return false;
-  const std::string_view t = text();
-  if (t == ">") {
+  if (spells(tok_, ">")) {
     bool assignment = false;
     joined_greater(assignment);
     return assignment;
   }
-  return t == "=" || t == "+=" || t == "-=" || t == "*=" || t == "/=" || t == "%=" || t == "**=" ||
-         t == "<<=" || t == "&=" || t == "|=" || t == "^=" || t == "&&=" || t == "||=" ||
-         t == "?\?=";
+  return spells(tok_, "=") || spells(tok_, "+=") || spells(tok_, "-=") || spells(tok_, "*=") ||
+         spells(tok_, "/=") || spells(tok_, "%=") || spells(tok_, "**=") || spells(tok_, "<<=") ||
+         spells(tok_, "&=") || spells(tok_, "|=") || spells(tok_, "^=") || spells(tok_, "&&=") ||
+         spells(tok_, "||=") || spells(tok_, "?\?=");
 }
 
 bool Parser::is_binary_operator() const {
   if (tok_.kind == Tok::name) {
-    const std::string_view w = text();
-    return w == "in" || w == "instanceof" || w == "as" || w == "satisfies";
+    return spells(tok_, "in") || spells(tok_, "instanceof") || spells(tok_, "as") ||
+           spells(tok_, "satisfies");
   }
   if (tok_.kind != Tok::punct) return false;
-  const std::string_view t = text();
-  return t == "<" || t == ">" || t == "<=" || t == "==" || t == "!=" || t == "===" || t == "!==" ||
-         t == "+" || t == "-" || t == "*" || t == "/" || t == "%" || t == "**" || t == "<<" ||
-         t == "&" || t == "|" || t == "^" || t == "&&" || t == "||" || t == "?\?";
+  return spells(tok_, "<") || spells(tok_, ">") || spells(tok_, "<=") || spells(tok_, "==") ||
+         spells(tok_, "!=") || spells(tok_, "===") || spells(tok_, "!==") || spells(tok_, "+") ||
+         spells(tok_, "-") || spells(tok_, "*") || spells(tok_, "/") || spells(tok_, "%") ||
+         spells(tok_, "**") || spells(tok_, "<<") || spells(tok_, "&") || spells(tok_, "|") ||
+         spells(tok_, "^") || spells(tok_, "&&") || spells(tok_, "||") || spells(tok_, "?\?");
 }
 
 bool Parser::starts_expression() const {
@@ -1232,9 +1278,9 @@ bool Parser::starts_expression() const {
     case Tok::eof:
       return false;
     case Tok::punct: {
-      const std::string_view t = text();
-      return t == "(" || t == "[" || t == "{" || t == "!" || t == "~" || t == "+" || t == "-" ||
-             t == "++" || t == "--" || t == "/" || t == "/=" || t == "<";
+      return spells(tok_, "(") || spells(tok_, "[") || spells(tok_, "{") || spells(tok_, "!") ||
+             spells(tok_, "~") || spells(tok_, "+") || spells(tok_, "-") || spells(tok_, "++") ||
+             spells(tok_, "--") || spells(tok_, "/") || spells(tok_, "/=") || spells(tok_, "<");
     }
     default:
       return true;
@@ -1250,11 +1296,19 @@ void Parser::parse_unary() {
       return;
     }
     if (is("<")) {  // <T>value
+      // After `a < b >`, erasing `<T>` would leave `a < b > (c)`: a call
+      // with type arguments when read again. Not read at all.
+      if (prev_.kind == Tok::punct && (spells(prev_, ">") || spells(prev_, "<"))) fail();
       const std::uint32_t begin = tok_.begin;
       next();
       parse_type();
       expect(">");
       erase(begin, prev_end_);
+      // Erased, `<T>{...}` starting an arrow's body or a statement would
+      // read as a block (and `<T>function` as a declaration).
+      if (begin == body_start_ && (is("{") || is_name("function") || is_name("class"))) {
+        refuse(begin, "type assertion");
+      }
       parse_unary();
       return;
     }
@@ -1267,7 +1321,7 @@ void Parser::parse_unary() {
   if (is_name("await")) {
     const Snapshot s = save();
     next();
-    if (starts_expression() && !is_binary_operator()) {
+    if (starts_operand()) {
       parse_unary();
       return;
     }
@@ -1325,7 +1379,38 @@ void Parser::parse_lhs() {
   }
 }
 
+// Lookahead without parsing: whether the `<` here can open type arguments,
+// i.e. reaches its `>` before a token no type holds (`;`, `&&`, `=`, an
+// unmatched `)`, ...). `i < n;` answers in two tokens instead of an
+// exception.
+bool Parser::might_be_type_arguments() const {
+  int angles = 0;
+  int brackets = 0;
+  Token t = tok_;
+  for (int steps = 0; steps < 4096; ++steps) {
+    if (t.kind == Tok::eof) return false;
+    if (t.kind == Tok::punct) {
+      const std::string_view p = lexer_.text(t);
+      if (p == "<") {
+        ++angles;
+      } else if (p == ">") {
+        if (--angles == 0 && brackets == 0) return true;
+      } else if (p == "(" || p == "[" || p == "{") {
+        ++brackets;
+      } else if (p == ")" || p == "]" || p == "}") {
+        if (--brackets < 0) return false;
+      } else if (brackets == 0 && p != "," && p != "." && p != "|" && p != "&" && p != "?" &&
+                 p != ":" && p != "=>" && p != "-" && p != "..." && p != "!") {
+        return false;  // `;`, `&&`, `=`, `+`, `!`: not in a type outside brackets
+      }
+    }
+    t = lexer_.scan(t.end);
+  }
+  return true;  // too long to look through: let the attempt decide
+}
+
 bool Parser::try_type_arguments_in_expression() {
+  if (!might_be_type_arguments()) return false;
   const Snapshot s = save();
   const std::uint32_t at = tok_.begin;
   if (!attempt([&] { parse_type_arguments(); })) return false;
@@ -1386,12 +1471,12 @@ void Parser::parse_primary() {
   Deeper d(*this);
   switch (tok_.kind) {
     case Tok::name: {
-      const std::string_view w = text();
-      if (w == "function" || (w == "async" && peek_is_name("function") && !peek().newline_before)) {
+      if (spells(tok_, "function") ||
+          (spells(tok_, "async") && peek_is_name("function") && !peek().newline_before)) {
         parse_function(tok_.begin, false);
         return;
       }
-      if (w == "class") {
+      if (spells(tok_, "class")) {
         parse_class();
         return;
       }
@@ -1412,6 +1497,7 @@ void Parser::parse_primary() {
     default:
       fail();
   }
+  if (is("@")) refuse(tok_.begin, "decorator");  // @d class {}
   if (is("(")) {
     next();
     parse_expression();
@@ -1487,7 +1573,7 @@ void Parser::parse_object_literal() {
       parse_property_name();
       if (is("<") || is("(")) {
         if (is("<")) erase_type_parameters();
-        parse_params(false);
+        parse_params();
         if (is(":")) annotation();
         parse_block();
       } else if (is(":") || is("=")) {
@@ -1512,8 +1598,7 @@ bool Parser::modifier_follows(bool same_line) const {
     case Tok::private_name:
       return true;
     case Tok::punct: {
-      const std::string_view t = lexer_.text(after);
-      return t == "[" || t == "{" || t == "*" || t == "...";
+      return spells(after, "[") || spells(after, "{") || spells(after, "*") || spells(after, "...");
     }
     default:
       return false;
@@ -1527,7 +1612,7 @@ void Parser::parse_type(bool allow_conditional) {
   // Function and constructor types.
   if (is("<")) {
     parse_type_parameters();
-    parse_params(false);
+    parse_params();
     expect("=>");
     parse_type(allow_conditional);
     return;
@@ -1536,13 +1621,13 @@ void Parser::parse_type(bool allow_conditional) {
     if (is_name("abstract")) next();
     next();
     if (is("<")) parse_type_parameters();
-    parse_params(false);
+    parse_params();
     expect("=>");
     parse_type(allow_conditional);
     return;
   }
   if (is("(") && attempt([&] {
-        parse_params(false);
+        parse_params();
         if (!is("=>")) fail();
       })) {
     next();  // =>
@@ -1583,10 +1668,10 @@ void Parser::parse_type_operator() {
   if (is_name("keyof") || is_name("unique") || is_name("readonly")) {
     const Token after = peek();
     const bool operand = after.kind != Tok::eof && !(after.kind == Tok::punct && [&] {
-                           const std::string_view t = lexer_.text(after);
-                           return t == "," || t == ")" || t == "]" || t == ">" || t == ";" ||
-                                  t == "=" || t == "|" || t == "&" || t == "}" || t == "?" ||
-                                  t == ":" || t == "=>";
+                           return spells(after, ",") || spells(after, ")") || spells(after, "]") ||
+                                  spells(after, ">") || spells(after, ";") || spells(after, "=") ||
+                                  spells(after, "|") || spells(after, "&") || spells(after, "}") ||
+                                  spells(after, "?") || spells(after, ":") || spells(after, "=>");
                          }());
     if (operand) {
       next();
@@ -1611,10 +1696,19 @@ void Parser::parse_type_operator() {
 
 void Parser::parse_postfix_type() {
   parse_primary_type();
-  while (is("[") && !tok_.newline_before) {
-    next();
-    if (!is("]")) parse_type();
-    expect("]");
+  for (;;) {
+    if (is("[") && !tok_.newline_before) {
+      next();
+      if (!is("]")) parse_type();
+      expect("]");
+    } else if (is("!") && !tok_.newline_before) {
+      // JSDoc's `T!`, which TypeScript reads in a type (and then reports):
+      // read here too, or `f<T!>(x)` would lose its `!`s as non-null
+      // assertions and read differently once erased.
+      next();
+    } else {
+      return;
+    }
   }
 }
 
@@ -1701,11 +1795,19 @@ void Parser::parse_primary_type() {
     while (!is("]")) {
       Deeper element(*this);
       if (is("...")) next();
-      attempt([&] {  // a name: `[first: string, rest?: number]`
-        expect_name();
-        if (is("?")) next();
-        expect(":");
-      });
+      if (is_name()) {  // a name: `[first: string, rest?: number]`
+        const Token after = peek();
+        const bool named =
+            after.kind == Tok::punct && (spells(after, ":") || (spells(after, "?") && [&] {
+                                           const Token colon = lexer_.scan(after.end);
+                                           return colon.kind == Tok::punct && spells(colon, ":");
+                                         }()));
+        if (named) {
+          next();
+          if (is("?")) next();
+          next();  // :
+        }
+      }
       parse_type();
       if (is("?")) next();
       if (!is("]")) expect(",");
@@ -1788,6 +1890,24 @@ void Parser::parse_type_parameters() {
 
 std::string Parser::output() const {
   const std::string_view s = lexer_.source();
+  // Most erasures cover ASCII only: then every byte is one UTF-16 unit and
+  // the output is the source overwritten in place.
+  {
+    std::string out(s);
+    bool ascii = true;
+    for (const auto& [begin, end] : erased_) {
+      for (std::uint32_t i = begin; i < end && ascii; ++i) {
+        const char c = out[i];
+        if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
+        if (c != '\n' && c != '\r') out[i] = ' ';
+      }
+    }
+    for (const Put& p : puts_) {
+      if (static_cast<unsigned char>(s[p.at]) >= 0x80) ascii = false;
+      out[p.at] = p.c;
+    }
+    if (ascii) return out;
+  }
   std::vector<bool> erased(s.size(), false);
   for (const auto& [begin, end] : erased_) {
     std::fill(erased.begin() + begin, erased.begin() + end, true);
@@ -1851,6 +1971,11 @@ std::string refusal_message(std::string_view construct) {
     return "decorator" + cannot + "call the function on the class or method instead";
   }
   if (construct == "import =") return "import =" + cannot + "use `const x = ...`";
+  if (construct == "type assertion") {
+    return "type assertion `<T>` before `{`, `function` or `class` at the start of an arrow's "
+           "body or a statement would read as a block or declaration once erased: write "
+           "`(value as T)` instead";
+  }
   return std::string(construct) + cannot + "return the value instead";
 }
 

@@ -1,0 +1,11 @@
+const stats = await codemode.metrics_query({ metric: 'requests', window: '1d' });
+const a = stats.total / stats.hours / 60;
+const b = (stats.errors) / 2;
+const c = [stats.total][0] / 3;
+const d = stats.total++ / 2;
+const re = /\/api\/v\d+\//g;
+const e = 'x'.replace(/x/, '/') + '/';
+let f = 4;
+f /= 2;
+const g = stats.paths.filter((p) => re.test(p)).length / (stats.paths.length || 1);
+return { a, b, c, d, e, f, g };

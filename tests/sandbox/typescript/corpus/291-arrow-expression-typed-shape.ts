@@ -1,0 +1,1 @@
+async (): Promise<number> => (await codemode.queue_depth({ queue: 'emails' })) as number

@@ -1,0 +1,3 @@
+// refused: import = at 3
+declare namespace Tools { const git: string; }
+export import git = Tools.git;
