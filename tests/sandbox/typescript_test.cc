@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <string>
+#include <vector>
 
 namespace corral::sandbox::typescript {
 namespace {
@@ -186,7 +189,55 @@ TEST(TypeScript, DeepNestingComesBackUnchangedNotACrash) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   const StripResult r = strip_types(deep);
   EXPECT_EQ(r.status, Status::unchanged);
-  EXPECT_NE(r.reason.find("nested deeper"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("nested too deep"), std::string::npos) << r.reason;
+}
+
+// The reader bounds the stack it uses, not only its depth: on a 512 KiB
+// thread (an embedder's), deep source of every kind comes back unchanged.
+TEST(TypeScript, DeepNestingFitsASmallThreadStack) {
+  std::vector<std::string> sources;
+  const int n = 2000;
+  sources.push_back("x = " + std::string(n, '[') + std::string(n, ']'));
+  sources.push_back("x = " + std::string(n, '(') + "1" + std::string(n, ')'));
+  std::string types = "let x: ", calls = "x = ", blocks, functions = "type T = ";
+  for (int i = 0; i < n; ++i) {
+    types += "A<";
+    calls += "f(() => ";
+    blocks += "if (a) {";
+    functions += "(a: ";
+  }
+  sources.push_back(types + "B" + std::string(n, '>'));
+  sources.push_back(calls + "1" + std::string(n, ')'));
+  sources.push_back(blocks + std::string(n, '}'));
+  for (int i = 0; i < n; ++i) functions += ") => void";
+  sources.push_back(functions);
+  struct Work {
+    std::vector<std::string>* sources;
+    std::vector<StripResult> results;
+  } work{&sources, {}};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 512 * 1024 * CORRAL_STRIP_STACK_SCALE);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(
+                &thread, &attr,
+                [](void* arg) -> void* {
+                  auto* w = static_cast<Work*>(arg);
+                  for (const std::string& s : *w->sources) w->results.push_back(strip_types(s));
+                  return nullptr;
+                },
+                &work),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  ASSERT_EQ(work.results.size(), sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    EXPECT_EQ(work.results[i].status, Status::unchanged) << i;
+    EXPECT_EQ(work.results[i].code, sources[i]);
+  }
+  // Nesting as code has it is read (under ASan too, whose frames are larger).
+  EXPECT_EQ(strip_types("x = " + std::string(40, '[') + std::string(40, ']')).status,
+            Status::stripped);
 }
 
 }  // namespace

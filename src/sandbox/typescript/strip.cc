@@ -34,6 +34,8 @@ namespace {
 struct ParseFail {};
 // Nested past kMaxDepth: returned unchanged, never retried.
 struct TooDeep {};
+// More token scans than kWorkPerByte per byte of source: returned unchanged.
+struct TooLong {};
 // Syntax with no erasable form.
 struct Refused {
   std::uint32_t at;
@@ -47,10 +49,13 @@ struct Put {
 
 class Parser {
  public:
-  explicit Parser(std::string_view source) : lexer_(source) {}
+  explicit Parser(std::string_view source)
+      : lexer_(source),
+        work_budget_(kWorkPerByte * source.size() + 100'000),
+        stack_base_(reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0))) {}
 
   void parse_program() {
-    tok_ = lexer_.scan(0);
+    tok_ = scan(0);
     first_begin_ = tok_.begin;
     while (tok_.kind != Tok::eof) parse_statement();
   }
@@ -71,7 +76,14 @@ class Parser {
   [[gnu::always_inline]] bool is_name(std::string_view w) const {
     return tok_.kind == Tok::name && spells(tok_, w);
   }
-  Token peek() const { return lexer_.scan(tok_.end); }
+  // Every token the parser reads comes through here, lookahead and
+  // re-reading after a failed attempt included, so the work a source can
+  // cause is bounded by its length: no input makes the reader slow.
+  Token scan(std::uint32_t pos) const {
+    if (++work_ > work_budget_) throw TooLong{};
+    return lexer_.scan(pos);
+  }
+  Token peek() const { return scan(tok_.end); }
   bool peek_is(std::string_view p) const {
     const Token t = peek();
     return t.kind == Tok::punct && spells(t, p);
@@ -83,7 +95,7 @@ class Parser {
   void next() {
     prev_ = tok_;
     prev_end_ = tok_.end;
-    tok_ = lexer_.scan(tok_.end);
+    tok_ = scan(tok_.end);
     furthest_ = std::max(furthest_, tok_.begin);
   }
   [[noreturn]] void fail() const { throw ParseFail{}; }
@@ -136,9 +148,16 @@ class Parser {
       return false;
     }
   }
+  // One level of recursion. Besides the level count, the stack the reader
+  // has used since it started is bounded (kMaxStackBytes), so it fits a
+  // small thread's stack whatever the compiler makes of its frames.
   struct Deeper {
     explicit Deeper(Parser& p) : parser(p) {
-      if (++parser.depth_ > kMaxDepth) throw TooDeep{};
+      const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+      if (++parser.depth_ > kMaxDepth || parser.stack_base_ - here > kMaxStackBytes) {
+        --parser.depth_;
+        throw TooDeep{};
+      }
     }
     ~Deeper() { --parser.depth_; }
     Deeper(const Deeper&) = delete;
@@ -252,6 +271,11 @@ class Parser {
   }
 
   Lexer lexer_;
+  mutable std::uint64_t work_ = 0;
+  std::uint64_t work_budget_;
+  std::uintptr_t stack_base_;  // the frame that made the parser (stacks grow down)
+  // Where each `(` skip_balanced has passed closes (the end of its `)`).
+  std::unordered_map<std::uint32_t, std::uint32_t> paren_end_;
   Token tok_;
   Token prev_;  // the token before tok_
   std::uint32_t first_begin_ = 0;
@@ -924,7 +948,7 @@ void Parser::parse_specifiers() {
       // `type` alone, `type as x` and `type,` name a binding called type.
       const bool names_type =
           after.kind == Tok::punct || (after.kind == Tok::name && spells(after, "as") && [&] {
-            const Token third = lexer_.scan(after.end);
+            const Token third = scan(after.end);
             return third.kind != Tok::name && third.kind != Tok::string;
           }());
       if (!names_type) {
@@ -1029,24 +1053,28 @@ bool Parser::parse_export(std::uint32_t begin) {
 // From an opening bracket to past its match, without reading what is
 // between: object types, interface bodies, ambient declarations.
 void Parser::skip_balanced() {
-  std::vector<char> open;  // the closers expected; '`' for a template substitution
+  // The closers expected ('`' for a template substitution) and where each
+  // bracket opened, so every `(` passed on the way is remembered as closed
+  // (might_be_arrow then never scans the same parentheses twice).
+  std::vector<std::pair<char, std::uint32_t>> open;
   do {
     if (tok_.kind == Tok::eof) fail();
     if (tok_.kind == Tok::template_head) {
-      open.push_back('`');
+      open.emplace_back('`', tok_.begin);
     } else if (tok_.kind == Tok::punct) {
       const char c = text()[0];
       if (text().size() == 1 && (c == '{' || c == '(' || c == '[')) {
-        open.push_back(c == '{' ? '}' : c == '(' ? ')' : ']');
+        open.emplace_back(c == '{' ? '}' : c == '(' ? ')' : ']', tok_.begin);
         if (open.size() > static_cast<std::size_t>(kMaxDepth)) throw TooDeep{};
       } else if (text().size() == 1 && (c == '}' || c == ')' || c == ']')) {
         if (open.empty()) fail();
-        if (open.back() == '`' && c == '}') {
+        if (open.back().first == '`' && c == '}') {
           tok_ = lexer_.rescan_template(tok_);
           if (tok_.kind == Tok::template_tail) open.pop_back();
-        } else if (open.back() != c) {
+        } else if (open.back().first != c) {
           fail();
         } else {
+          if (c == ')') paren_end_.emplace(open.back().second, tok_.end);
           open.pop_back();
         }
       }
@@ -1126,6 +1154,11 @@ void Parser::parse_assignment() {
 // an arrow's parameter list only makes the attempt that follows fail.
 bool Parser::might_be_arrow() {
   if (!is("(")) return true;  // `<T>(...)`, `async x`: attempted directly
+  if (const auto known = paren_end_.find(tok_.begin); known != paren_end_.end()) {
+    const Token after = scan(known->second);
+    return !after.newline_before && after.kind == Tok::punct &&
+           (spells(after, "=>") || spells(after, ":"));
+  }
   const Snapshot s = save();
   bool arrow = false;
   try {
@@ -1404,7 +1437,7 @@ bool Parser::might_be_type_arguments() const {
         return false;  // `;`, `&&`, `=`, `+`, `!`: not in a type outside brackets
       }
     }
-    t = lexer_.scan(t.end);
+    t = scan(t.end);
   }
   return true;  // too long to look through: let the attempt decide
 }
@@ -1799,7 +1832,7 @@ void Parser::parse_primary_type() {
         const Token after = peek();
         const bool named =
             after.kind == Tok::punct && (spells(after, ":") || (spells(after, "?") && [&] {
-                                           const Token colon = lexer_.scan(after.end);
+                                           const Token colon = scan(after.end);
                                            return colon.kind == Tok::punct && spells(colon, ":");
                                          }()));
         if (named) {
@@ -1842,7 +1875,7 @@ void Parser::parse_type_arguments() {
   if (const auto known = type_arguments_end_.find(at); known != type_arguments_end_.end()) {
     if (known->second == 0) fail();
     prev_end_ = known->second;
-    tok_ = lexer_.scan(known->second);
+    tok_ = scan(known->second);
     return;
   }
   try {
@@ -2010,7 +2043,10 @@ StripResult strip_types(std::string_view source) {
     unchanged(error.at, "a token that does not end (string, comment, template or regex)");
     return result;
   } catch (const TooDeep&) {
-    unchanged(parser.furthest(), "nested deeper than " + std::to_string(kMaxDepth));
+    unchanged(parser.furthest(), "nested too deep to read");
+    return result;
+  } catch (const TooLong&) {
+    unchanged(parser.furthest(), "more re-reading than its length allows");
     return result;
   }
   result.code = parser.output();

@@ -41,14 +41,35 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace corral::sandbox::typescript {
 
-// The reader's recursion (about three steps per level of brackets) stops
-// here: deeper source comes back unchanged. Its stack stays under ~1 MiB.
+// The reader's recursion (about three steps per level of brackets) stops at
+// kMaxDepth steps or kMaxStackBytes of stack, whichever comes first: deeper
+// source comes back unchanged. 192 KiB leaves a 512 KiB thread (an
+// embedder's, say) room for its caller; optimised, that is about 150 levels
+// of brackets (corral's JSON parsers stop at 160).
+// AddressSanitizer's frames are several times larger: its builds get four
+// times the stack (and their threads are expected to have it).
+#if defined(__SANITIZE_ADDRESS__)
+#define CORRAL_STRIP_STACK_SCALE 4
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CORRAL_STRIP_STACK_SCALE 4
+#endif
+#endif
+#ifndef CORRAL_STRIP_STACK_SCALE
+#define CORRAL_STRIP_STACK_SCALE 1
+#endif
 inline constexpr int kMaxDepth = 1000;
+inline constexpr std::uintptr_t kMaxStackBytes = 192 * 1024 * CORRAL_STRIP_STACK_SCALE;
+// Tokens the reader may scan (lookahead and re-reading included) per byte
+// of source; past it the source comes back unchanged. Real code needs a few;
+// the bound keeps any input linear in its length.
+inline constexpr std::uint64_t kWorkPerByte = 32;
 
 struct StripResult {
   enum class Status {
