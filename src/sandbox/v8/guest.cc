@@ -195,29 +195,31 @@ std::string_view strip_code(std::string_view code) {
   return code;
 }
 
-// The JavaScript a run compiles from `code`: for TypeScript guests the types
-// erased in place. Syntax with no erasable form is false, with the
-// compile_error message in `error`. Source the stripper cannot read goes to
-// V8 as written, whose syntax error then names the line.
+// The JavaScript a run compiles from `code`, in `out`: `code` itself, or for
+// TypeScript guests the types erased in place (kept in `storage`). Syntax
+// with no erasable form is false, with the compile_error message in
+// `error`. Source the stripper cannot read goes to V8 as written, whose
+// syntax error then names the line.
 bool guest_javascript(const RunContext& rc, std::string_view code, std::string_view name,
-                      std::string& out, std::string& error) {
-  if (rc.engine.options().language != Language::typescript) {
-    out.assign(code);
-    return true;
-  }
+                      std::string& storage, std::string_view& out, std::string& error) {
+  out = code;
+  if (rc.engine.options().language != Language::typescript) return true;
   typescript::StripResult stripped = typescript::strip_types(code);
   if (stripped.status == typescript::StripResult::Status::refused) {
     error = "TypeScript: " + stripped.reason + " at " + std::string(name) + ":" +
             std::to_string(stripped.line) + ":" + std::to_string(stripped.column);
     return false;
   }
-  out = std::move(stripped.code);
+  storage = std::move(stripped.code);
+  out = storage;
   return true;
 }
 
-bool guest_javascript(RunContext& rc, std::string_view code, std::string& out) {
+// The same for the run's own code: a refusal is the run's compile_error.
+bool guest_javascript(RunContext& rc, std::string_view code, std::string& storage,
+                      std::string_view& out) {
   std::string error;
-  if (guest_javascript(rc, code, "(eval)", out, error)) return true;
+  if (guest_javascript(rc, code, "(eval)", storage, out, error)) return true;
   rc.outcome.failure = FailureCode::compile_error;
   rc.outcome.message = std::move(error);
   return false;
@@ -252,8 +254,9 @@ bool ensure_compiled(RunContext& rc, const Registry& registry) {
   for (const Snippet& snippet : registry.snippets) {
     std::string snippet_error;
     const std::string name = "(snippet:" + snippet.name + ")";
-    std::string code;
-    if (!guest_javascript(rc, snippet.code, name, code, snippet_error)) {
+    std::string storage;
+    std::string_view code;
+    if (!guest_javascript(rc, snippet.code, name, storage, code, snippet_error)) {
       scripts.snippets.emplace_back();
       scripts.snippet_errors.push_back(snippet_error);
       continue;
@@ -289,9 +292,9 @@ std::string wrapped(std::string_view prefix, std::string_view code, std::string_
 }
 
 bool run_execute(RunContext& rc, std::string_view raw) {
-  std::string javascript;
-  if (!guest_javascript(rc, strip_code(raw), javascript)) return false;
-  const std::string_view code = javascript;
+  std::string storage;
+  std::string_view code;
+  if (!guest_javascript(rc, strip_code(raw), storage, code)) return false;
   std::string expression_error;
   std::string script_error;
   std::string body_error;
@@ -435,8 +438,9 @@ bool run_guest(RunContext& rc, const RunRequest& request, const Registry& regist
   switch (request.kind) {
     case RunRequest::Kind::eval: {
       std::string error;
-      std::string code;
-      if (!guest_javascript(rc, request.code, code)) return false;
+      std::string storage;
+      std::string_view code;
+      if (!guest_javascript(rc, request.code, storage, code)) return false;
       v8::Local<v8::Script> script;
       if (!compile(rc.context, rc.try_catch, code, "(eval)", 0, 0, error).ToLocal(&script)) {
         if (!rc.run.stopped()) {
