@@ -13,8 +13,10 @@ namespace json = core::json;  // Boost.JSON with corral's writer
 
 // The TypeScript type a JSON Schema describes: object properties (optional
 // unless required), arrays, enums and consts, unions (anyOf/oneOf, type
-// lists), `unknown` for what it cannot express. Descriptions become JSDoc
-// comments on properties. `indent` is the current nesting.
+// lists), intersections (allOf), local `$ref`s (`#/$defs/X`, resolved
+// against `schema` itself, at most 64 per schema), `unknown` for what it
+// cannot express. Descriptions and `format` become JSDoc comments on
+// properties. `indent` is the current nesting.
 std::string schema_to_typescript(const json::value& schema, int indent = 0);
 
 // DeclaredTool: one callable as the declarations show it.

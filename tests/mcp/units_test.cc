@@ -47,6 +47,55 @@ TEST(McpTypeScript, RendersTheShapesToolSchemasUse) {
             "{}");
 }
 
+// What MCP servers' schemas use beyond the basics (issue 18): local `$ref`s
+// (pydantic's `$defs`), `allOf` as an intersection, `format` in the JSDoc.
+TEST(McpTypeScript, ResolvesRefsAllOfAndSaysTheFormat) {
+  const json::value schema = json::parse(R"({
+    "type": "object",
+    "$defs": {
+      "Address": {"type": "object", "properties": {"city": {"type": "string"}},
+                  "required": ["city"]},
+      "Kind": {"enum": ["a", "b"]},
+      "Loop": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Loop"}}}
+    },
+    "properties": {
+      "home": {"$ref": "#/$defs/Address"},
+      "kind": {"$ref": "#/$defs/Kind", "description": "Which one"},
+      "when": {"type": "string", "format": "date-time", "description": "Start"},
+      "both": {"allOf": [{"$ref": "#/$defs/Address"},
+                         {"type": "object", "properties": {"zip": {"type": "string"}}}]},
+      "loop": {"$ref": "#/$defs/Loop"},
+      "remote": {"$ref": "https://example.com/schema.json"}
+    },
+    "required": ["home"]
+  })");
+  const std::string ts = schema_to_typescript(schema);
+  EXPECT_NE(ts.find("home: {"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("city: string;"), std::string::npos) << ts;
+  EXPECT_NE(ts.find(R"(kind?: "a" | "b";)"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("/** Start (format: date-time) */"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("} & {"), std::string::npos) << ts;  // both: the intersection
+  EXPECT_NE(ts.find("zip?: string;"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("remote?: unknown;"), std::string::npos) << ts;
+  // A reference to itself ends (a budget of references), in `unknown`.
+  EXPECT_NE(ts.find("next?: unknown;"), std::string::npos) << ts;
+  EXPECT_LT(ts.size(), 64u * 1024) << ts.size();
+}
+
+// References that fan out (each definition referring to the next twice)
+// render within the reference budget, not exponentially.
+TEST(McpTypeScript, FanningOutReferencesStayBounded) {
+  std::string defs;
+  for (int i = 0; i < 30; ++i) {
+    defs += (i ? "," : "") + std::string("\"D") + std::to_string(i) +
+            R"(":{"type":"object","properties":{"a":{"$ref":"#/$defs/D)" + std::to_string(i + 1) +
+            R"("},"b":{"$ref":"#/$defs/D)" + std::to_string(i + 1) + "\"}}}";
+  }
+  const json::value schema = json::parse(R"({"$defs":{)" + defs + R"(},"$ref":"#/$defs/D0"})");
+  const std::string ts = schema_to_typescript(schema);
+  EXPECT_LT(ts.size(), 64u * 1024) << ts.size();
+}
+
 // Regression (fuzz_typescript): a type list that repeats "object" rendered
 // the same subschema once per entry at every level, so 860 bytes of schema
 // from an upstream server (4 entries, 13 levels) never finished. Each type
