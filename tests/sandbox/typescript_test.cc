@@ -142,6 +142,25 @@ TEST(TypeScript, AnAssertionAfterAComparisonIsNotErased) {
   }
 }
 
+// Found by a hostile review (issue 18): each read as TypeScript reads it.
+TEST(TypeScript, ReviewFindings) {
+  // `yield` is a name outside generators: `yield < b > c` compares.
+  expect_identity("var r = yield < 2 > 1;");
+  expect_identity("yield <b> c;");
+  expect_strip("function* g() { yield <number>1; }", "function* g() { yield         1; }");
+  // `type as x` imports a value called type; `type as as x` a type.
+  expect_identity("import { type as t } from 'm';");
+  expect_strip("import { type as as t, b } from 'm';", "import {               b } from 'm';");
+  // A declared class's header may hold braces before its body.
+  expect_strip("declare class A extends B<{ a: number }> { x: number }",
+               "                                                      ");
+  // An arrow's return type may start on the next line.
+  expect_strip("const f = (a: number)\n  : string => String(a);",
+               "const f = (a         \n         ) => String(a);");
+  // A namespace holding a declared value holds a value.
+  expect_refused("namespace N { export declare const x: number }", "namespace", 1);
+}
+
 TEST(TypeScript, PlainJavaScriptIsUnchanged) {
   expect_identity(
       "async () => {\n"

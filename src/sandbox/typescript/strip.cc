@@ -205,11 +205,28 @@ class Parser {
   }
 
   // ---- statements ---------------------------------------------------------
-  // Returns true when the statement was erased whole (a type-only namespace
-  // holds nothing else).
+  // Returns true when the statement was erased whole and declares no value
+  // (a namespace holding only such statements is erased; any other is
+  // refused).
   bool parse_statement();
   bool parse_declaration(std::uint32_t begin);
   void parse_block();
+  // A function's body: `yield` is an operator in it exactly when it is a
+  // generator's.
+  struct GeneratorScope {
+    GeneratorScope(Parser& p, bool generator) : parser(p), outer(p.in_generator_) {
+      parser.in_generator_ = generator;
+    }
+    ~GeneratorScope() { parser.in_generator_ = outer; }
+    GeneratorScope(const GeneratorScope&) = delete;
+    GeneratorScope& operator=(const GeneratorScope&) = delete;
+    Parser& parser;
+    bool outer;
+  };
+  void parse_body(bool generator) {
+    GeneratorScope scope(*this, generator);
+    parse_block();
+  }
   void parse_var_declaration();
   void parse_for();
   void parse_function(std::uint32_t begin, bool declaration);
@@ -284,6 +301,9 @@ class Parser {
   std::uint32_t furthest_ = 0;
   int depth_ = 0;
   bool conditional_branch_ = false;  // parsing `a ? HERE : c`
+  // Inside a generator's body, where `yield` is an operator; elsewhere it is
+  // a name (`yield < b > c` compares in a script).
+  bool in_generator_ = false;
   // Where the latest arrow's concise body or expression statement began.
   std::uint32_t body_start_ = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
@@ -349,8 +369,11 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       return true;
     }
     if (spells(tok_, "declare") && after_is_name && after_same_line) {
+      // Erased whole; a declared value still makes a namespace around it
+      // hold a value (TypeScript would emit the namespace).
+      const bool type_only = spells(after, "type") || spells(after, "interface");
       parse_declare(begin);
-      return true;
+      return type_only;
     }
     if (spells(tok_, "enum") && after_is_name && after_same_line) refuse(tok_.begin, "enum");
     if ((spells(tok_, "namespace") || spells(tok_, "module")) && after_same_line &&
@@ -526,13 +549,14 @@ void Parser::parse_function(std::uint32_t begin, bool declaration) {
   if (is_name("async")) next();
   if (!is_name("function")) fail();
   next();
-  if (is("*")) next();
+  const bool generator = is("*");
+  if (generator) next();
   if (is_name()) next();
   if (is("<")) erase_type_parameters();
   parse_params();
   if (is(":")) annotation();
   if (is("{")) {
-    parse_block();
+    parse_body(generator);
     return;
   }
   if (!declaration) fail();
@@ -709,7 +733,7 @@ void Parser::parse_class_member() {
       if (!modifier_follows(false)) break;
       next();
       if (is("{")) {  // a static block
-        parse_block();
+        parse_body(false);
         return;
       }
     } else if (spells(tok_, "accessor")) {
@@ -736,7 +760,8 @@ void Parser::parse_class_member() {
   }
   if ((is_name("get") || is_name("set")) && modifier_follows(false) && !peek_is("*")) next();
   if (is_name("async") && modifier_follows(true)) next();
-  if (is("*")) next();
+  const bool generator = is("*");
+  if (generator) next();
   parse_property_name();
   std::uint32_t optional_at = 0;
   bool marked = false;  // `?` or `!` erased after the name
@@ -751,7 +776,7 @@ void Parser::parse_class_member() {
     parse_params();
     if (is(":")) annotation();
     if (is("{") && !whole) {
-      parse_block();
+      parse_body(generator);
       return;
     }
     if (is("{")) fail();  // a declared or abstract method has no body
@@ -829,10 +854,20 @@ void Parser::parse_declare(std::uint32_t begin) {
     parse_function(begin, true);
   } else if (is_name("abstract") || is_name("class")) {
     if (is_name("abstract")) next();
-    while (!is("{")) {  // class Name<T> extends Base implements I
-      if (tok_.kind == Tok::eof) fail();
-      next();
+    next();  // class
+    if (is_name() && !is_name("extends") && !is_name("implements")) next();
+    if (is("<")) parse_type_parameters();               // <T = {a: 1}>
+    if (is_name("extends") || is_name("implements")) {  // types, with their own braces
+      while (is_name("extends") || is_name("implements")) {
+        next();
+        parse_type();
+        while (is(",")) {
+          next();
+          parse_type();
+        }
+      }
     }
+    if (!is("{")) fail();
     skip_balanced();
   } else if (is_name("enum")) {
     next();
@@ -945,12 +980,20 @@ void Parser::parse_specifiers() {
     bool type_only = false;
     if (is_name("type")) {
       const Token after = peek();
-      // `type` alone, `type as x` and `type,` name a binding called type.
-      const bool names_type =
-          after.kind == Tok::punct || (after.kind == Tok::name && spells(after, "as") && [&] {
-            const Token third = scan(after.end);
-            return third.kind != Tok::name && third.kind != Tok::string;
-          }());
+      // As TypeScript reads them: `type` alone (`type,` `type }`) and
+      // `type as x` name a value called type; `type x`, `type as as x` and
+      // `type as as` (ending the specifier) are type-only.
+      bool names_type = after.kind == Tok::punct;
+      if (after.kind == Tok::name && spells(after, "as")) {
+        const Token third = scan(after.end);
+        if (third.kind == Tok::name && spells(third, "as")) {
+          const Token fourth = scan(third.end);
+          names_type = false;  // type as as x / type as as
+          (void)fourth;
+        } else {
+          names_type = true;  // type as x
+        }
+      }
       if (!names_type) {
         type_only = true;
         next();
@@ -1097,7 +1140,7 @@ void Parser::parse_assignment() {
   Deeper d(*this);
   const bool in_conditional = conditional_branch_;
   conditional_branch_ = false;
-  if (is_name("yield")) {
+  if (is_name("yield") && in_generator_) {
     const Token after = peek();
     next();
     if (!after.newline_before) {
@@ -1111,6 +1154,7 @@ void Parser::parse_assignment() {
     if (!arrow.newline_before) {
       next();
       next();
+      GeneratorScope scope(*this, false);  // an arrow is never a generator
       if (is("{")) {
         parse_block();
       } else {
@@ -1156,14 +1200,15 @@ bool Parser::might_be_arrow() {
   if (!is("(")) return true;  // `<T>(...)`, `async x`: attempted directly
   if (const auto known = paren_end_.find(tok_.begin); known != paren_end_.end()) {
     const Token after = scan(known->second);
-    return !after.newline_before && after.kind == Tok::punct &&
-           (spells(after, "=>") || spells(after, ":"));
+    return after.kind == Tok::punct &&
+           ((spells(after, "=>") && !after.newline_before) || spells(after, ":"));
   }
   const Snapshot s = save();
   bool arrow = false;
   try {
     skip_balanced();
-    arrow = !tok_.newline_before && (is("=>") || is(":"));
+    // A return type's `:` may start a line; `=>` may not.
+    arrow = (is("=>") && !tok_.newline_before) || is(":");
   } catch (const ParseFail&) {
   } catch (const LexError&) {
   }
@@ -1220,6 +1265,7 @@ void Parser::parse_arrow(bool in_conditional) {
   }
   if (!is("=>") || tok_.newline_before) fail();
   next();
+  GeneratorScope arrow(*this, false);  // an arrow is never a generator
   if (is("{")) {
     parse_block();
   } else {
@@ -1602,13 +1648,14 @@ void Parser::parse_object_literal() {
           !peek_is("{")) {
         next();
       }
-      if (is("*")) next();
+      const bool generator = is("*");
+      if (generator) next();
       parse_property_name();
       if (is("<") || is("(")) {
         if (is("<")) erase_type_parameters();
         parse_params();
         if (is(":")) annotation();
-        parse_block();
+        parse_body(generator);
       } else if (is(":") || is("=")) {
         next();
         parse_assignment();

@@ -31,8 +31,9 @@
 // is nested past kMaxDepth) comes back unchanged (Status::unchanged): V8
 // then reports its own syntax error at the author's line. Plain JavaScript
 // comes back as it was, byte for byte, except where TypeScript itself reads
-// it differently: `f < a > (b)` is a call with type arguments in
-// TypeScript, a comparison in JavaScript.
+// it differently: `<` ... `>` that parses as types and is followed by `(`, a
+// template or a line break is type arguments in TypeScript (`f < a > (b)` is
+// a call, ``f < a > `t` `` a tagged template), comparisons in JavaScript.
 //
 // Example:
 //   StripResult r = strip_types("const n: number = f<string>(x as any)!;");
