@@ -1921,6 +1921,8 @@ void Parser::parse_type_arguments() {
   const std::uint32_t at = tok_.begin;
   if (const auto known = type_arguments_end_.find(at); known != type_arguments_end_.end()) {
     if (known->second == 0) fail();
+    // As if read again: the closing `>` is the token before the next.
+    prev_ = Token{Tok::punct, known->second - 1, known->second, false, pack8(">")};
     prev_end_ = known->second;
     tok_ = scan(known->second);
     return;
