@@ -259,5 +259,24 @@ TEST(TypeScript, DeepNestingFitsASmallThreadStack) {
             Status::stripped);
 }
 
+// Megabytes of source shaped to make a reader backtrack (parentheses that
+// may open arrows, `<` that may open type arguments, unclosed unions) are
+// read or handed back whole, never cut, and the reader is fine afterwards.
+TEST(TypeScript, LargeHostileSourcesEndWhole) {
+  std::string parens, angles, unions = "let u: A", arrows;
+  for (int i = 0; i < 100000; ++i) {
+    parens += "(a, b, (c));";
+    angles += "a<b,";
+    unions += " | B";
+    arrows += "const f = (x: number, y?: string): number => x;\n";
+  }
+  for (const std::string& source : {parens, angles, unions, arrows}) {
+    const StripResult r = strip_types(source);
+    EXPECT_NE(r.status, Status::refused);
+    EXPECT_EQ(r.code.size(), source.size());
+  }
+  expect_strip("let n: number = 1;", "let n         = 1;");
+}
+
 }  // namespace
 }  // namespace corral::sandbox::typescript
