@@ -234,6 +234,23 @@ class Parser {
   void parse_class_member();
   void parse_params();
   void parse_binding_target();
+  // `[a, , ...b]`, `(x, ...y)`: from the opening bracket to past `close`,
+  // each element (after an optional `...`) read by `element`; `holes`
+  // allows empty elements (array literals and patterns).
+  template <class Element>
+  void parse_list(std::string_view close, bool holes, Element&& element) {
+    next();  // the opening bracket
+    while (!is(close)) {
+      if (holes && is(",")) {
+        next();
+        continue;
+      }
+      if (is("...")) next();
+      element();
+      if (!is(close)) expect(",");
+    }
+    next();
+  }
   void parse_binding_element();
   void parse_property_name();
   bool parse_namespace(std::uint32_t begin, bool declared);
@@ -614,17 +631,7 @@ void Parser::parse_binding_target() {
     return;
   }
   if (is("[")) {
-    next();
-    while (!is("]")) {
-      if (is(",")) {
-        next();
-        continue;
-      }
-      if (is("...")) next();
-      parse_binding_element();
-      if (!is("]")) expect(",");
-    }
-    next();
+    parse_list("]", true, [&] { parse_binding_element(); });
     return;
   }
   if (is("{")) {
@@ -1584,17 +1591,7 @@ void Parser::parse_primary() {
     return;
   }
   if (is("[")) {
-    next();
-    while (!is("]")) {
-      if (is(",")) {
-        next();
-        continue;
-      }
-      if (is("...")) next();
-      parse_assignment();
-      if (!is("]")) expect(",");
-    }
-    next();
+    parse_list("]", true, [&] { parse_assignment(); });
     return;
   }
   if (is("{")) {
@@ -1610,13 +1607,8 @@ void Parser::parse_primary() {
 }
 
 void Parser::parse_arguments() {
-  expect("(");
-  while (!is(")")) {
-    if (is("...")) next();
-    parse_assignment();
-    if (!is(")")) expect(",");
-  }
-  next();
+  if (!is("(")) fail();
+  parse_list(")", false, [&] { parse_assignment(); });
 }
 
 void Parser::parse_template() {
