@@ -103,8 +103,15 @@ std::string property_doc(const json::object& schema) {
   std::string doc;
   if (const json::value* d = schema.if_contains("description"); d && d->is_string())
     doc = doc_text(d->get_string());
-  if (const json::value* f = schema.if_contains("format"); f && f->is_string())
-    doc += (doc.empty() ? "" : " ") + std::string("(format: ") + doc_text(f->get_string()) + ")";
+  if (const json::value* f = schema.if_contains("format"); f && f->is_string()) {
+    // Appended piece by piece: GCC 12's -Wrestrict misreads `"literal" +
+    // std::string&&` at -O3 (a false positive that -Werror turns into a
+    // failed Release build).
+    if (!doc.empty()) doc += ' ';
+    doc += "(format: ";
+    doc += doc_text(f->get_string());
+    doc += ')';
+  }
   return doc;
 }
 
