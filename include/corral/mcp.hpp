@@ -45,7 +45,9 @@ namespace corral::mcp {
 // Mode: how bound commands are published as MCP tools.
 //   direct:  one tool per command (name, input schema, annotations);
 //   compact: three tools (search_tools, get_tool_details, call_tool),
-//            whatever the number of commands.
+//            whatever the number of commands; `execute`'s description
+//            leaves the declarations out and code finds them with
+//            codemode.search(query) and codemode.describe(name).
 enum class Mode { direct, compact };
 
 // Upstream: an MCP server whose tools code mode can call. Exactly one of

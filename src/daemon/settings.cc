@@ -389,7 +389,7 @@ void declare_mcp(Declare& add, const Settings& d) {
       list(&Settings::mcp_manifests, "FILE,..."));
   add("mcp-mode",
       "direct (a tool per command) or compact (search_tools, get_tool_details, "
-      "call_tool)",
+      "call_tool; code finds functions with codemode.search and codemode.describe)",
       d.mcp_mode, one_of(&Settings::mcp_mode, {"direct", "compact"}));
   add("mcp-upstream",
       "Upstream MCP servers for code mode: JSON {\"NAME\": {\"command\": [..]} or "

@@ -52,6 +52,9 @@ std::string run_facts(sandbox::Profile profile) {
   return facts;
 }
 
+// The worked example's input falls back to `{}` past this many bytes.
+constexpr std::size_t kExampleInputBytes = 300;
+
 // A JSON value of the schema's shape made of placeholders (its required
 // properties only), for the worked example: `{"flags": {"name": "..."}}`.
 std::string example_input(const json::value& schema, int depth = 0) {
@@ -284,6 +287,57 @@ void Service::Impl::declare_callables() {
         DeclaredTool{segments(c.path), c.description, c.input_schema, c.output_schema});
   }
   declarations_ = mcp::declarations(declared);
+  if (options_.mode == Mode::compact && !declared.empty()) add_finder(std::move(declared));
+}
+
+void Service::Impl::add_finder(std::vector<DeclaredTool> declared) {
+  for (const Callable& c : callables_) {
+    for (std::string_view reserved : {kSearchPath, kDescribePath}) {
+      if (c.path == reserved || c.path.starts_with(std::string(reserved) + "."))
+        throw std::invalid_argument(fmt::format(
+            "in compact mode codemode.{} is corral's own (it finds the functions), so "
+            "codemode.{} cannot be a tool: rename the command or upstream, or use direct mode",
+            reserved, c.path));
+    }
+  }
+  finder_ = std::make_unique<const Finder>(std::move(declared));
+  for (std::string_view own : {kSearchPath, kDescribePath}) {
+    callable_paths_.emplace_back(own);
+    ruby_paths_.emplace_back(own);
+  }
+}
+
+std::string Service::Impl::compact_preamble() const {
+  const std::size_t upstream_tools = callables_.size() - commands_.size();
+  std::string out = fmt::format(
+      "\n\n{} functions are bound ({} commands, {} upstream tools). Their declarations are not "
+      "listed here: find them from your code with two functions that are always there, then "
+      "call what they find as `await codemode.<name>(input)`:\n\n```ts\n"
+      "declare const codemode: {{\n"
+      "  /** Functions whose names or descriptions hold the query's words, best first (a word "
+      "in the name ranks higher); an empty query lists them all in order. At most `limit` "
+      "(default {}, at most {}) from `offset`. */\n"
+      "  search(query: string | {{ query?: string; limit?: number; offset?: number }}): "
+      "Promise<{{ name: string; description: string }}[]>;\n"
+      "  /** The TypeScript declaration of one function, e.g. "
+      "describe(\"codemode.{}\"). */\n"
+      "  describe(name: string): Promise<string>;\n"
+      "}};\n```",
+      callables_.size(), commands_.size(), upstream_tools, Finder::kDefaultLimit, Finder::kMaxLimit,
+      callables_.front().path);
+  // A sample of the names (bounded), so that a first query can be a good one.
+  constexpr std::size_t kNamesBytes = 1500;
+  std::string names;
+  std::size_t shown = 0;
+  for (const Callable& c : callables_) {
+    if (names.size() + c.path.size() + 2 > kNamesBytes) break;
+    names += (names.empty() ? "" : ", ") + c.path;
+    ++shown;
+  }
+  out += shown == callables_.size()
+             ? "\n\nTheir names: " + names + "."
+             : fmt::format("\n\nThe first {} of their names: {}, ...", shown, names);
+  return out;
 }
 
 std::string Service::Impl::execute_description() const {
@@ -293,21 +347,40 @@ std::string Service::Impl::execute_description() const {
   description += run_facts(options_.run_limits.profile);
   if (!callables_.empty()) {
     const Callable& first = callables_.front();
+    std::string input = example_input(first.input_schema);
+    if (input.size() > kExampleInputBytes) input = "{}";
+    const std::string find =
+        finder_ ? fmt::format("    // {}\n",
+                              "codemode.search(\"words\") and codemode.describe(name) find it")
+                : "";
     description += fmt::format(
-        "\n\nFor example:\n\n```ts\nasync () => {{\n  try {{\n    const r = await "
+        "\n\nFor example:\n\n```ts\nasync () => {{\n  try {{\n{}    const r = await "
         "codemode.{}({});\n    return r;\n  }} catch (e) {{\n    return String(e); "
         "// \"command_failed: ...\"\n  }}\n}}\n```",
-        first.path, example_input(first.input_schema));
+        find, first.path, input);
   }
-  description += callables_.empty()
-                     ? "\n\nNo functions are bound: `codemode` is empty.\n"
-                     : "\n\nThe functions available, as TypeScript declarations:\n\n```ts\n" +
-                           declarations_ + "```\n";
+  if (callables_.empty()) {
+    description += "\n\nNo functions are bound: `codemode` is empty.\n";
+  } else if (finder_) {
+    description += compact_preamble() + "\n";
+  } else {
+    description += "\n\nThe functions available, as TypeScript declarations:\n\n```ts\n" +
+                   declarations_ + "```\n";
+  }
   description += kRubyDescription;
+  if (finder_)
+    description +=
+        " The finders too: `Codemode.search(query: \"words\")`, `Codemode.describe(name: "
+        "\"codemode.x\")`.";
   if (!ruby_unreachable_.empty()) {
+    // Bounded: a catalogue of unspellable upstream tools must not grow the
+    // description without end.
+    constexpr std::size_t kListed = 10;
     std::string names;
-    for (const std::string& path : ruby_unreachable_)
-      names += (names.empty() ? "" : ", ") + ("codemode." + path);
+    for (std::size_t i = 0; i < ruby_unreachable_.size() && i < kListed; ++i)
+      names += (names.empty() ? "" : ", ") + ("codemode." + ruby_unreachable_[i]);
+    if (ruby_unreachable_.size() > kListed)
+      names += fmt::format(" and {} more", ruby_unreachable_.size() - kListed);
     description += " Ruby cannot name " + names + ": use JavaScript for those.";
   }
   return description + "\n";

@@ -177,6 +177,18 @@ void RunScope::settle() {
 
 void Service::Impl::dispatch(const std::string& path, std::string args_json,
                              pool::ToolAnswer answer, const std::shared_ptr<RunScope>& scope) {
+  if (finder_ && (path == kSearchPath || path == kDescribePath)) {
+    try {  // the pool's thread: answered here, whatever happens
+      answer.resolve(path == kSearchPath ? finder_->search(args_json)
+                                         : finder_->describe(args_json));
+    } catch (const FinderError& e) {
+      answer.reject(e.what());
+    } catch (const std::exception& e) {
+      log(LogLevel::error, std::string("codemode.") + path + ": internal error: " + e.what());
+      answer.reject(std::string("internal: ") + e.what());
+    }
+    return;
+  }
   const Callable* callable = nullptr;
   for (const Callable& c : callables_)
     if (c.path == path) callable = &c;

@@ -22,6 +22,7 @@
 #include "corral/mcp.hpp"
 #include "corral/pool.hpp"
 #include "corral/process.hpp"
+#include "mcp/finder.hpp"
 #include "mcp/results.hpp"
 #include "mcp/upstream.hpp"
 
@@ -132,7 +133,11 @@ class Service::Impl {
   std::set<std::string> add_command_callables();  // their paths
   void add_upstream_callables(const std::set<std::string>& command_paths);
   void declare_callables();  // the paths each language binds, the declarations
+  // Compact mode: codemode.search and codemode.describe, bound beside the
+  // callables (a callable of either name is refused).
+  void add_finder(std::vector<DeclaredTool> declared);
   std::string execute_description() const;
+  std::string compact_preamble() const;  // what compact mode says instead of the declarations
   void publish_tools();
   void search_tools(const json::object& arguments, ResultDone done) const;
   void tool_details(const json::object& arguments, ResultDone done) const;
@@ -192,6 +197,7 @@ class Service::Impl {
   std::vector<std::string> ruby_unreachable_;
   std::vector<Tool> tools_;
   std::string declarations_;
+  std::unique_ptr<const Finder> finder_;  // compact mode with callables only
   std::atomic<bool> shut_down_{false};
   // Runs in the pool, by our number: their tickets (0 until submit returned).
   std::mutex runs_mutex_;

@@ -44,10 +44,10 @@ const CODE = `async () => {
   return { greeting: greeting.stdout, echo, sum };
 }`;
 
-async function stdioClient(args = []) {
+async function stdioClient(args = [], manifests = [manifest]) {
   const transport = new StdioClientTransport({
     command: corral,
-    args: ['mcp', '--mcp-manifest', manifest, '--mcp-upstream', upstream, '--max-workers', '2', ...args],
+    args: ['mcp', '--mcp-manifest', manifests.join(','), '--mcp-upstream', upstream, '--max-workers', '2', ...args],
     stderr: 'ignore',
   });
   const client = new Client({ name: 'corral-e2e', version: '1.0.0' });
@@ -201,6 +201,55 @@ test('stdio: compact mode offers search_tools, get_tool_details and call_tool', 
     assert.equal(details.structuredContent.inputSchema.type, 'object');
     const ran = await client.callTool({ name: 'call_tool', arguments: { name: 'fixture_greet', input: { flags: { name: 'compact' } } } });
     assert.equal(ran.content[0].text, 'hello, compact\n');
+  } finally {
+    await client.close();
+  }
+});
+
+test('stdio: compact mode code finds, reads and calls any of 1,000 commands and the upstream tools', async () => {
+  const lines = ['corral: 1', 'name: gen', 'executable: /bin/echo', 'confinement: host',
+    'description: generated', 'commands:'];
+  for (let i = 0; i < 1000; i++) {
+    lines.push(`  - name: op${i}`, `    description: Operation ${i} of a large catalogue`,
+      '    flags:', '      - {name: target, type: string, description: what to act on}');
+  }
+  const big = path.join(scratch, 'thousand.yaml');
+  writeFileSync(big, lines.join('\n') + '\n');
+  const client = await stdioClient(['--mcp-mode', 'compact'], [manifest, big]);
+  try {
+    const { tools } = await client.listTools();
+    const description = tools.find((t) => t.name === 'execute').description;
+    assert.ok(description.length <= 8192, `${description.length} characters`);
+    assert.match(description, /search\(query: string/);
+    const ran = await client.callTool({
+      name: 'execute',
+      arguments: {
+        code: `async () => {
+          const hits: { name: string }[] = await codemode.search('op512');
+          const declaration = await codemode.describe(hits[0].name);
+          const out = await codemode.gen_op512({ flags: { target: 'x' } });
+          const echo = (await codemode.search('echo'))[0].name;
+          const echoed = await codemode.everything.echo({ message: 'found' });
+          return { first: hits[0].name, typed: declaration.includes('target?: string'),
+                   out: out.stdout, echo, echoed, described: await codemode.describe(echo) };
+        }`,
+      },
+    });
+    assert.ok(!ran.isError, JSON.stringify(ran));
+    const v = ran.structuredContent.value;
+    assert.equal(v.first, 'codemode.gen_op512');
+    assert.equal(v.typed, true, JSON.stringify(v));
+    assert.equal(v.out, 'op512 --target=x --\n');
+    assert.equal(v.echo, 'codemode.everything.echo');
+    assert.match(v.described, /echo\(input: \{/);
+    assert.match(JSON.stringify(v.echoed), /found/);
+
+    // docs/mcp.md's example, as written.
+    const doc = readFileSync(path.join(root, 'docs/mcp.md'), 'utf8');
+    const example = doc.split('upstream tools alike; the e2e suite runs this one')[1].split('```ts\n')[1].split('```')[0];
+    const documented = await client.callTool({ name: 'execute', arguments: { code: example } });
+    assert.ok(!documented.isError, JSON.stringify(documented));
+    assert.match(documented.structuredContent.value, /fixture_greet\(input: \{/);
   } finally {
     await client.close();
   }

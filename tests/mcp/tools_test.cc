@@ -373,6 +373,129 @@ TEST(McpTools, CompactModeOffersTheTrioWhateverTheNumberOfCommands) {
   EXPECT_EQ(coded.at("structuredContent").at("value").as_string(), "hello, world\n");
 }
 
+// A manifest of `count` commands of /bin/echo (`name`_cmdN, three flags
+// each), in a fresh folder that the returned guard removes.
+struct GeneratedManifest {
+  std::string dir, path;
+  GeneratedManifest(int count, const std::string& name = "tool") {
+    char tmp[] = "/tmp/corral-mcp-manifest-XXXXXX";
+    EXPECT_NE(::mkdtemp(tmp), nullptr);
+    dir = tmp;
+    path = dir + "/tools.yaml";
+    std::ofstream out(path);
+    out << "corral: 1\nname: " << name
+        << "\nexecutable: /bin/echo\nconfinement: host\ndescription: generated\ncommands:\n";
+    for (int i = 0; i < count; ++i) {
+      out << "  - name: cmd" << i << "\n    description: Command number " << i
+          << " of the generated catalogue\n    flags:\n"
+          << "      - {name: name, type: string, description: the name to act on}\n"
+          << "      - {name: count, type: int, description: how many times}\n";
+    }
+  }
+  ~GeneratedManifest() { std::filesystem::remove_all(dir); }
+};
+
+// Compact mode's description stays small whatever the catalogue, and code
+// finds, reads and calls any of 1,000 commands from one execute.
+TEST(McpTools, CompactModeCodeFindsAnyOfAThousandCommandsFromOneExecute) {
+  GeneratedManifest manifest(1000);
+  Options options;
+  options.mode = Mode::compact;
+  options.manifests = {manifest.path};
+  Harness h(std::move(options));
+  json::value listed = h.request("tools/list");
+  const std::string description(
+      listed.at("result").at("tools").at(0).at("description").as_string());
+  EXPECT_LE(description.size(), 8192u);
+  EXPECT_NE(description.find("search(query: string"), std::string::npos) << description;
+  EXPECT_NE(description.find("1000 functions are bound"), std::string::npos) << description;
+  EXPECT_EQ(description.find("tool_cmd999(input"), std::string::npos);
+
+  json::object r = h.call(
+      "execute",
+      {{"code",
+        "async () => {\n"
+        "  const hits = await codemode.search('cmd737');\n"
+        "  const page = await codemode.search({query: 'generated catalogue', limit: 100, offset: "
+        "950});\n"
+        "  const all = await codemode.search('');\n"
+        "  const declaration: string = await codemode.describe(hits[0].name);\n"
+        "  const ran = await codemode.tool_cmd737({flags: {name: 'x'}});\n"
+        "  return {first: hits[0].name, pageSize: page.length, listed: all.length,\n"
+        "          declares: declaration.includes('tool_cmd737(input: {'), out: ran.stdout};\n"
+        "}"}});
+  ASSERT_FALSE(r.contains("isError")) << json::serialize(r);
+  const json::value& v = r.at("structuredContent").at("value");
+  EXPECT_EQ(v.at("first").as_string(), "codemode.tool_cmd737");
+  EXPECT_EQ(v.at("pageSize").to_number<int>(), 50);
+  EXPECT_EQ(v.at("listed").to_number<int>(), 20);
+  EXPECT_EQ(v.at("declares"), true);
+  EXPECT_EQ(v.at("out").as_string(), "cmd737 --name=x --\n");
+
+  // Ruby reaches them too, with keyword arguments.
+  json::object ruby = h.call(
+      "execute", {{"language", "ruby"}, {"code", "Codemode.search(query: 'cmd5', limit: 1)"}});
+  ASSERT_FALSE(ruby.contains("isError")) << json::serialize(ruby);
+  EXPECT_EQ(ruby.at("structuredContent").at("value").at(0).at("name").as_string(),
+            "codemode.tool_cmd5");
+}
+
+// What the finders refuse is an Error the guest can catch, carrying a
+// failure code, and the run goes on.
+TEST(McpTools, CompactModeFindersRefuseBadInputWithACodeAndTheRunGoesOn) {
+  Options options;
+  options.mode = Mode::compact;
+  Harness h(std::move(options));
+  json::object r = h.call(
+      "execute",
+      {{"code",
+        "async () => {\n"
+        "  const caught = [];\n"
+        "  for (const f of [() => codemode.search(5), () => codemode.search({query: 'x', nope: "
+        "1}),\n"
+        "                   () => codemode.search('q'.repeat(5000)), () => "
+        "codemode.describe('nope'),\n"
+        "                   () => codemode.describe({}), () => codemode.search({limit: -1})]) {\n"
+        "    try { await f(); caught.push('no error'); } catch (e) { "
+        "caught.push(String(e.message).split(':')[0]); }\n"
+        "  }\n"
+        "  const found = await codemode.search('greet');\n"
+        "  return {caught, found: found.map(h => h.name)};\n"
+        "}"}});
+  ASSERT_FALSE(r.contains("isError")) << json::serialize(r);
+  EXPECT_EQ(json::serialize(r.at("structuredContent").at("value")),
+            R"({"caught":["invalid_request","invalid_request","invalid_request","no_such_tool",)"
+            R"("invalid_request","invalid_request"],"found":["codemode.fixture_greet"]})");
+}
+
+// A command that code mode would call codemode.search cannot hide the
+// finder: compact mode refuses to start and says what to rename.
+TEST(McpTools, CompactModeRefusesAToolNamedLikeAFinder) {
+  GeneratedManifest manifest(1, "search");
+  const std::string single = manifest.dir + "/single.yaml";
+  std::ofstream(single) << "corral: 1\nname: describe\nexecutable: /bin/echo\n"
+                           "confinement: host\ndescription: clashes\n";
+  pool::WorkerPool pool(test_pool_options());
+  Options clash;
+  clash.mode = Mode::compact;
+  clash.manifests = {single};
+  try {
+    Service::start(std::move(clash), pool);
+    ADD_FAILURE() << "a command named describe started in compact mode";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("codemode.describe is corral's own"), std::string::npos)
+        << e.what();
+  }
+  Options fine;
+  fine.mode = Mode::compact;
+  fine.manifests = {manifest.path};
+  EXPECT_NO_THROW(Service::start(std::move(fine), pool)->shutdown());
+  Options direct;
+  direct.manifests = {single};
+  EXPECT_NO_THROW(Service::start(std::move(direct), pool)->shutdown());
+  pool.shutdown(std::chrono::seconds(1));
+}
+
 TEST(McpTools, Cli11TreesBecomeToolsLikeManifests) {
   CLI::App app{"A CLI11 program", "cli"};
   std::string name;
