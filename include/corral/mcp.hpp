@@ -101,6 +101,12 @@ struct Options {
   // larger result is cut structurally (arrays and objects lose their tail,
   // strings are shortened) and says so.
   std::size_t result_budget = std::size_t{64} << 10;
+  // What a cut drops is kept whole as MCP resources (resource_link blocks in
+  // the result, resources/read by the session that made them): this many
+  // bytes at most across every session (the oldest go first; 0 keeps
+  // nothing), each for this long.
+  std::size_t result_retention_bytes = std::size_t{64} << 20;
+  std::chrono::milliseconds result_retention{600'000};
   // A code-mode run's timeout when the call names none, and the ceiling a
   // call may ask for.
   std::chrono::milliseconds default_timeout{30'000};
@@ -150,7 +156,9 @@ class Service {
   //   state, pid, program, unit, since (RFC 3339), since_seconds}]],
   //  "upstreams": [{name, transport, state up|restarting|failed, pid,
   //   restarts, last_exit, since, since_seconds, next_attempt?, tools,
-  //   and for stdio unit, protections [{name, enforced, detail}]}]}.
+  //   and for stdio unit, protections [{name, enforced, detail}]}],
+  //  "kept_results": {bytes, max_bytes, retention_seconds} (what cuts
+  //   dropped, kept as resources)}.
   // Cheap: no syscalls beyond the clock. docs/operations.md.
   std::string status_json() const;
   // The same in Prometheus text format (corral_command_*, corral_mcp_execution* and

@@ -397,6 +397,11 @@ void declare_mcp(Declare& add, const Settings& d) {
       "", upstreams());
   add("mcp-result-budget", "Largest MCP tool result text; larger ones are cut and say so", "64KiB",
       result_budget());
+  add("mcp-result-retention-bytes",
+      "What result cuts drop is kept whole as MCP resources, this many bytes in all (0: none)",
+      "64MiB", size(&Settings::mcp_result_retention_bytes, true));
+  add("mcp-result-retention", "How long a kept result stays readable (resources/read)", "10m",
+      duration(&Settings::mcp_result_retention, false));
   add("mcp-max-sessions", "Open MCP sessions at once on /mcp", std::to_string(d.mcp_max_sessions),
       count(&Settings::mcp_max_sessions, 1));
   add("mcp-session-idle", "An MCP session idle this long is ended", "15m",
@@ -546,6 +551,8 @@ mcp::Options to_mcp_options(const Settings& settings) {
   options.mode = settings.mcp_mode == "compact" ? mcp::Mode::compact : mcp::Mode::direct;
   options.upstreams = mcp::parse_upstreams(settings.mcp_upstreams);
   options.result_budget = settings.mcp_result_budget;
+  options.result_retention_bytes = settings.mcp_result_retention_bytes;
+  options.result_retention = settings.mcp_result_retention;
   options.default_timeout = settings.default_timeout;
   options.max_timeout = settings.max_timeout;
   options.run_limits.memory_limit = settings.memory_limit;

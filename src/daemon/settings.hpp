@@ -76,6 +76,9 @@ struct Settings {
   std::string mcp_mode = "direct";         // direct or compact
   std::string mcp_upstreams;               // JSON object (or a file of one), validated
   std::uint64_t mcp_result_budget = std::uint64_t{64} << 10;
+  // What cuts dropped, kept as MCP resources: bytes (0: none) and age.
+  std::uint64_t mcp_result_retention_bytes = std::uint64_t{64} << 20;
+  Milliseconds mcp_result_retention{600'000};  // 10 minutes
   std::size_t mcp_max_sessions = 100;
   Milliseconds mcp_session_idle{900'000};  // 15 minutes
 };

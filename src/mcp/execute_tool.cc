@@ -155,7 +155,12 @@ json::object Service::Impl::settle_execute(std::uint64_t id,
                           outcome.ok() ? std::string("succeeded")
                                        : std::string(to_string(outcome.failure().code)),
                           ms));
-  return execution_result(outcome, options_.result_budget);
+  return execution_result(
+      outcome, options_.result_budget,
+      [&context](std::string name, std::string mime, std::string description, std::string text) {
+        return context.keep(std::move(name), std::move(mime), std::move(description),
+                            std::move(text));
+      });
 }
 
 bool RunScope::track(std::function<void()> stop) {

@@ -19,6 +19,34 @@ constexpr const char* kReplacedNote =
 
 bool replaced(const Execution& e) { return e.stdout_replaced() || e.stderr_replaced(); }
 
+// Hands each part a cut shortened to `keep` and adds the blocks that point
+// at them; says so in one note. Nothing when `keep` is unset.
+struct Whole {
+  const char* name;
+  const char* mime;
+  const char* what;
+  const std::string* text;
+};
+void keep_wholes(const Keep& keep, std::initializer_list<Whole> parts, json::array& content) {
+  if (!keep) return;
+  bool kept = false;
+  for (const Whole& part : parts) {
+    if (!part.text) continue;
+    std::optional<json::object> block =
+        keep(part.name, part.mime,
+             fmt::format("The whole {} ({} bytes) that the result budget cut", part.what,
+                         part.text->size()),
+             *part.text);
+    if (!block) continue;
+    content.push_back(std::move(*block));
+    kept = true;
+  }
+  if (kept)
+    content.push_back(text_block(
+        "[what the cut dropped is kept whole: resources/read the linked URIs, whole or a page "
+        "at a time with ?offset=BYTES&length=BYTES (at most 1 MiB a page)]"));
+}
+
 json::object failure_json(const Failure& failure) {
   return json::object{{"code", to_string(failure.code)},
                       {"message", failure.message},
@@ -30,7 +58,8 @@ json::object failure_json(const Failure& failure) {
 // follows bind::output_schema(): only the two strings are cut (between
 // characters, each cut marked), every other field stays, and `truncated`
 // becomes true when anything was cut. Sets `cut` then.
-json::object command_view(const Execution& execution, std::size_t budget, bool& cut) {
+json::object command_view(const Execution& execution, std::size_t budget, bool& cut,
+                          bool* out_cut = nullptr, bool* err_cut = nullptr) {
   json::value parsed = parse_or_null(bind::output_view(execution));
   if (!parsed.is_object())  // output_view always writes an object; a bug otherwise
     throw std::logic_error("the command's output view did not read back as an object");
@@ -50,10 +79,13 @@ json::object command_view(const Execution& execution, std::size_t budget, bool& 
   const std::size_t err_room =
       std::min(err_size, std::max(room / 2, room - std::min(out_size, room)));
   const std::size_t out_room = room - err_room;
-  view["stdout"] = cut_json_string(out, out_room, cut);
-  view["stderr"] = cut_json_string(err, err_room, cut);
+  bool o = false, e = false;
+  view["stdout"] = cut_json_string(out, out_room, o);
+  view["stderr"] = cut_json_string(err, err_room, e);
   view["truncated"] = true;
   cut = true;
+  if (out_cut) *out_cut = o;
+  if (err_cut) *err_cut = e;
   return view;
 }
 
@@ -65,25 +97,31 @@ std::string budget_note(std::size_t budget) {
 }
 
 // A failed run: the failure, then what its console held.
-json::object failed_run_result(const Failure& failure, std::size_t budget) {
+json::object failed_run_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
-  bool cut = false;
+  bool out_cut = false, err_cut = false;
   content.push_back(text_block(json::serialize(failure_json(failure))));
   if (failure.execution) {
     const Execution& e = *failure.execution;
     if (!e.stdout_text().empty())
-      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), budget / 2, cut)));
+      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), budget / 2, out_cut)));
     if (!e.stderr_text().empty())
-      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), budget / 2, cut)));
+      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), budget / 2, err_cut)));
     if (replaced(e)) content.push_back(text_block(kReplacedNote));
   }
-  if (cut)
+  if (out_cut || err_cut) {
     content.push_back(text_block(
         fmt::format("[the output was cut to fit the result budget of {} bytes]", budget)));
+    const Execution& e = *failure.execution;
+    keep_wholes(keep,
+                {{"stdout.txt", "text/plain", "stdout", out_cut ? &e.stdout_text() : nullptr},
+                 {"stderr.txt", "text/plain", "stderr", err_cut ? &e.stderr_text() : nullptr}},
+                content);
+  }
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
 
-json::object failed_command_result(const Failure& failure, std::size_t budget) {
+json::object failed_command_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
   json::object f = failure_json(failure);
   if (failure.code == FailureCode::busy)
@@ -92,10 +130,16 @@ json::object failed_command_result(const Failure& failure, std::size_t budget) {
                    "after the running call ends.";
   content.push_back(text_block(json::serialize(f)));
   if (failure.execution) {
-    bool cut = false;
-    content.push_back(text_block(json::serialize(command_view(*failure.execution, budget, cut))));
-    if (replaced(*failure.execution)) content.push_back(text_block(kReplacedNote));
+    bool cut = false, out_cut = false, err_cut = false;
+    const Execution& e = *failure.execution;
+    content.push_back(
+        text_block(json::serialize(command_view(e, budget, cut, &out_cut, &err_cut))));
+    if (replaced(e)) content.push_back(text_block(kReplacedNote));
     if (cut) content.push_back(text_block(budget_note(budget)));
+    keep_wholes(keep,
+                {{"stdout.txt", "text/plain", "stdout", out_cut ? &e.stdout_text() : nullptr},
+                 {"stderr.txt", "text/plain", "stderr", err_cut ? &e.stderr_text() : nullptr}},
+                content);
   }
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
@@ -111,19 +155,20 @@ json::object failure_result(const Failure& failure) {
                       {"isError", true}};
 }
 
-json::object execution_result(const pool::Outcome& outcome, std::size_t budget) {
-  if (!outcome.ok()) return failed_run_result(outcome.failure(), budget);
+json::object execution_result(const pool::Outcome& outcome, std::size_t budget, const Keep& keep) {
+  if (!outcome.ok()) return failed_run_result(outcome.failure(), budget, keep);
   const Execution& e = outcome.execution();
   json::value value = parse_or_null(e.value());
   std::string out = e.stdout_text();
   std::string err = e.stderr_text();
-  bool cut = false;
+  bool cut = false, out_cut = false, err_cut = false, value_cut = false;
   const std::size_t value_size = json::serialize(value).size();
   if (value_size + out.size() + err.size() > budget) {
-    out = cut_text(out, budget / 4, cut);
-    err = cut_text(err, budget / 4, cut);
+    out = cut_text(out, budget / 4, out_cut);
+    err = cut_text(err, budget / 4, err_cut);
     Cut c = cut_to_budget(value, budget - out.size() - err.size());
-    cut = cut || c.cut;
+    value_cut = c.cut;
+    cut = out_cut || err_cut || value_cut;
     value = std::move(c.value);
   }
   json::array content;
@@ -143,16 +188,23 @@ json::object execution_result(const pool::Outcome& outcome, std::size_t budget) 
         "[the result was cut to fit the result budget of {} bytes: arrays and objects lost their "
         "tail, long strings their end; each cut is marked]",
         budget)));
+    const std::string whole_value = value_cut ? json::serialize(parse_or_null(e.value())) : "";
+    keep_wholes(keep,
+                {{"value.json", "application/json", "value", value_cut ? &whole_value : nullptr},
+                 {"stdout.txt", "text/plain", "stdout", out_cut ? &e.stdout_text() : nullptr},
+                 {"stderr.txt", "text/plain", "stderr", err_cut ? &e.stderr_text() : nullptr}},
+                content);
   }
   return json::object{{"content", std::move(content)},
                       {"structuredContent", std::move(structured)}};
 }
 
 json::object command_result(const std::optional<Execution>& execution,
-                            const std::optional<Failure>& failure, std::size_t budget) {
-  if (failure) return failed_command_result(*failure, budget);
-  bool cut = false;
-  json::object v = command_view(*execution, budget, cut);
+                            const std::optional<Failure>& failure, std::size_t budget,
+                            const Keep& keep) {
+  if (failure) return failed_command_result(*failure, budget, keep);
+  bool cut = false, out_cut = false, err_cut = false;
+  json::object v = command_view(*execution, budget, cut, &out_cut, &err_cut);
   json::array content;
   const json::value* out = v.if_contains("stdout");
   const json::value* err = v.if_contains("stderr");
@@ -163,6 +215,11 @@ json::object command_result(const std::optional<Execution>& execution,
     content.push_back(text_block("stderr:\n" + std::string(err->get_string())));
   if (replaced(*execution)) content.push_back(text_block(kReplacedNote));
   if (cut) content.push_back(text_block(budget_note(budget)));
+  keep_wholes(
+      keep,
+      {{"stdout.txt", "text/plain", "stdout", out_cut ? &execution->stdout_text() : nullptr},
+       {"stderr.txt", "text/plain", "stderr", err_cut ? &execution->stderr_text() : nullptr}},
+      content);
   return json::object{{"content", std::move(content)}, {"structuredContent", std::move(v)}};
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,19 +22,29 @@ namespace json = core::json;  // Boost.JSON with corral's writer
 // The text content block {"type":"text","text":...}.
 json::object text_block(std::string text);
 
+// Keep: keeps a part a cut lost (whole) where the client can read it (an MCP
+// resource: ResultStore); returns the content block that points at it, or
+// nothing when it was not kept. Arguments: the part's name ("stdout.txt"),
+// its MIME type, a description, the whole text.
+using Keep = std::function<std::optional<json::object>(std::string name, std::string mime,
+                                                       std::string description, std::string text)>;
+
 // The CallToolResult of a call that `failure` ended without output to show:
 // one text block {"code","message","retryable"}, "isError": true.
 json::object failure_result(const Failure& failure);
 
 // A code-mode run's answer: the value (structuredContent.value) and its
-// console as text blocks, or the failure and the console it left.
-json::object execution_result(const pool::Outcome& outcome, std::size_t budget);
+// console as text blocks, or the failure and the console it left. Each part
+// the budget cut is handed whole to `keep` (when set) and its block added.
+json::object execution_result(const pool::Outcome& outcome, std::size_t budget,
+                              const Keep& keep = {});
 
 // A command's answer: its output view (bind::output_view, cut inside stdout
 // and stderr only so it keeps matching bind::output_schema()), or the
 // failure and the view of the run it ended.
 json::object command_result(const std::optional<Execution>& execution,
-                            const std::optional<Failure>& failure, std::size_t budget);
+                            const std::optional<Failure>& failure, std::size_t budget,
+                            const Keep& keep = {});
 
 // What a busy call's answer adds: who holds the slots ("" when none does).
 std::string held_slots(const bind::Binding& binding);

@@ -64,7 +64,9 @@ void Tasks::wait_idle() {
 }
 
 Service::Impl::Impl(Options options, pool::WorkerPool& pool)
-    : options_(std::move(options)), pool_(pool) {}
+    : options_(std::move(options)),
+      pool_(pool),
+      results_(options_.result_retention_bytes, options_.result_retention) {}
 
 Service::Impl::~Impl() { shutdown(); }
 
@@ -270,6 +272,8 @@ void validate(const Options& options) {
   if (options.default_timeout.count() <= 0 || options.max_timeout.count() <= 0)
     throw std::invalid_argument("default_timeout and max_timeout must be positive");
   if (options.page_size == 0) throw std::invalid_argument("page_size must be at least 1");
+  if (options.result_retention.count() <= 0)
+    throw std::invalid_argument("result_retention must be positive");
   if (options.progress_interval.count() <= 0)
     throw std::invalid_argument("progress_interval must be positive");
   if (options.upstream_timeout.count() <= 0)

@@ -23,6 +23,7 @@
 #include "corral/pool.hpp"
 #include "corral/process.hpp"
 #include "mcp/finder.hpp"
+#include "mcp/result_store.hpp"
 #include "mcp/results.hpp"
 #include "mcp/upstream.hpp"
 
@@ -44,6 +45,11 @@ class CallContext {
   virtual std::uint64_t on_cancel(std::function<void()> stop) = 0;
   virtual void forget(std::uint64_t id) = 0;
   virtual bool cancelled() const = 0;
+  // Keeps a part a cut dropped for the session (mcp::Keep); the block that
+  // points at it (a resource_link, or a text note for clients older than
+  // 2025-06-18), or nothing when it was not kept.
+  virtual std::optional<json::object> keep(std::string name, std::string mime,
+                                           std::string description, std::string text) = 0;
 };
 
 // Tool: one MCP tool as tools/list publishes it.
@@ -112,6 +118,7 @@ class Service::Impl {
   const Tool* find_tool(std::string_view name) const noexcept;
   const std::string& declarations() const noexcept { return declarations_; }
   const Options& options() const noexcept { return options_; }
+  ResultStore& results() noexcept { return results_; }
   void log(LogLevel level, const std::string& message) const;
   json::object status() const;  // Service::status_json
   std::string metrics() const;  // Service::metrics
@@ -175,6 +182,7 @@ class Service::Impl {
 
   Options options_;
   pool::WorkerPool& pool_;
+  ResultStore results_;  // what cuts dropped, per session
   std::vector<std::unique_ptr<bind::Binding>> bindings_;
   std::vector<std::string> binding_names_;  // the tree's root name, per binding
   // Calls of each binding's commands (MCP tools and code mode) by outcome:

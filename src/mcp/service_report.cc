@@ -75,7 +75,13 @@ json::object Service::Impl::status() const {
     }
     upstreams.push_back(std::move(o));
   }
-  return json::object{{"commands", std::move(commands)}, {"upstreams", std::move(upstreams)}};
+  json::object kept{
+      {"bytes", results_.bytes()},
+      {"max_bytes", options_.result_retention_bytes},
+      {"retention_seconds", std::chrono::duration<double>(options_.result_retention).count()}};
+  return json::object{{"commands", std::move(commands)},
+                      {"upstreams", std::move(upstreams)},
+                      {"kept_results", std::move(kept)}};
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <exception>
 
+#include "core/utf8.hpp"
+
 namespace corral::mcp {
 
 namespace {
@@ -132,6 +134,13 @@ class Session::Call : public CallContext {
     return cancelled_;
   }
 
+  std::optional<json::object> keep(std::string name, std::string mime, std::string description,
+                                   std::string text) override {
+    auto session = session_.lock();
+    if (!session || session->closed_.load()) return std::nullopt;
+    return session->keep(std::move(name), std::move(mime), std::move(description), std::move(text));
+  }
+
   void cancel() {
     std::map<std::uint64_t, std::function<void()>> stops;
     {
@@ -201,9 +210,71 @@ class Session::Call : public CallContext {
   std::map<std::uint64_t, std::function<void()>> stops_;
 };
 
-Session::Session(std::shared_ptr<Service> service) : service_(std::move(service)) {}
+namespace {
+std::atomic<std::uint64_t> sessions_made{0};
+// MCP's "Resource not found" (its resources page).
+constexpr int kResourceNotFound = -32002;
+}  // namespace
+
+Session::Session(std::shared_ptr<Service> service)
+    : service_(std::move(service)), number_(++sessions_made) {}
 
 Session::~Session() { close(); }
+
+std::optional<json::object> Session::keep(std::string name, std::string mime,
+                                          std::string description, std::string text) {
+  const std::size_t size = text.size();
+  std::optional<std::string> uri =
+      service_->impl().results().keep(number_, name, mime, description, std::move(text));
+  if (!uri) return std::nullopt;
+  // resource_link is 2025-06-18's: an older client gets the URI in a note.
+  if (revision() < "2025-06-18")
+    return text_block(fmt::format("[{} is kept as the resource {}]", description, *uri));
+  return json::object{{"type", "resource_link"},    {"uri", *uri},      {"name", name},
+                      {"description", description}, {"mimeType", mime}, {"size", size}};
+}
+
+void Session::resources_list(const Id& id, Stream& stream) {
+  json::array list;
+  for (const ResultStore::Entry& e : service_->impl().results().list(number_))
+    list.push_back(json::object{
+        {"uri", e.uri}, {"name", e.name}, {"description", e.description}, {"mimeType", e.mime}});
+  stream.finish(result_message(id, json::object{{"resources", std::move(list)}}));
+}
+
+void Session::resources_read(const Id& id, const json::object& params, Stream& stream) {
+  const json::value* uri = params.if_contains("uri");
+  if (!uri || !uri->is_string()) {
+    stream.finish(error_message(id, kInvalidParams,
+                                "Invalid params: resources/read needs a "
+                                "\"uri\" string."));
+    return;
+  }
+  std::optional<ResultStore::Page> page;
+  try {
+    page = service_->impl().results().read(number_, uri->get_string());
+  } catch (const std::invalid_argument& e) {
+    stream.finish(error_message(id, kInvalidParams, std::string("Invalid params: ") + e.what()));
+    return;
+  }
+  if (!page) {
+    const std::string_view shown =
+        uri->get_string().subview(0, core::utf8_cut(uri->get_string(), 200));
+    stream.finish(error_message(
+        id, kResourceNotFound,
+        fmt::format(
+            "Resource not found: {} (kept results last {} s and belong to the session "
+            "that made them)",
+            shown,
+            std::chrono::duration_cast<std::chrono::seconds>(service_->impl().results().retention())
+                .count())));
+    return;
+  }
+  stream.finish(result_message(
+      id, json::object{{"contents", json::array{json::object{{"uri", page->uri},
+                                                             {"mimeType", page->mime},
+                                                             {"text", std::move(page->text)}}}}}));
+}
 
 std::string Session::revision() const {
   std::lock_guard lock(mutex_);
@@ -217,6 +288,7 @@ void Session::set_background(std::function<void(std::string)> sink) {
 
 void Session::close(const Failure& reason) {
   closed_.store(true);
+  service_->impl().results().forget(number_);
   std::map<std::string, std::shared_ptr<Call>> calls;
   {
     std::lock_guard lock(mutex_);
@@ -355,8 +427,10 @@ void Session::request(const Id& id, const std::string& method, const json::value
     initialized_.store(true);
     json::object result{
         {"protocolVersion", revision},
-        {"capabilities", json::object{{"tools", json::object{{"listChanged", false}}},
-                                      {"logging", json::object{}}}},
+        {"capabilities",
+         json::object{{"tools", json::object{{"listChanged", false}}},
+                      {"resources", json::object{{"subscribe", false}, {"listChanged", false}}},
+                      {"logging", json::object{}}}},
         {"serverInfo",
          json::object{{"name", "corral"}, {"title", "corral"}, {"version", kVersion}}},
         {"instructions",
@@ -378,6 +452,12 @@ void Session::request(const Id& id, const std::string& method, const json::value
     tools_list(id, params, *stream);
   } else if (method == "tools/call") {
     tools_call(id, params, stream);
+  } else if (method == "resources/list") {
+    resources_list(id, *stream);
+  } else if (method == "resources/templates/list") {
+    stream->finish(result_message(id, json::object{{"resourceTemplates", json::array{}}}));
+  } else if (method == "resources/read") {
+    resources_read(id, p, *stream);
   } else if (method == "logging/setLevel") {
     const json::value* level = p.if_contains("level");
     const int value = level && level->is_string() ? log_level_from_string(level->get_string()) : -1;

@@ -92,9 +92,15 @@ class Session : public std::enable_shared_from_this<Session> {
   void notification(std::string_view text, const std::string& method, const json::value* params);
   void tools_list(const Id& id, const json::value* params, Stream& stream);
   void tools_call(const Id& id, const json::value* params, const std::shared_ptr<Stream>& stream);
+  // What cuts dropped, kept in the service's ResultStore under number_.
+  std::optional<json::object> keep(std::string name, std::string mime, std::string description,
+                                   std::string text);
+  void resources_list(const Id& id, Stream& stream);
+  void resources_read(const Id& id, const json::object& params, Stream& stream);
   void finished(const std::string& key);
 
   std::shared_ptr<Service> service_;
+  const std::uint64_t number_;  // this session's, in the service's ResultStore
   mutable std::mutex mutex_;
   std::atomic<bool> initialized_{false};
   std::atomic<bool> closed_{false};

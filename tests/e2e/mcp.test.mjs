@@ -255,6 +255,42 @@ test('stdio: compact mode code finds, reads and calls any of 1,000 commands and 
   }
 });
 
+test('stdio: what a cut drops is a resource_link the SDK client reads whole or page by page', async () => {
+  const client = await stdioClient(['--mcp-result-budget', '1KiB']);
+  try {
+    const ran = await client.callTool({
+      name: 'execute',
+      arguments: { code: `async () => { console.log('0123456789'.repeat(5000));
+        return Array.from({ length: 2000 }, (_, i) => ({ i })); }` },
+    });
+    assert.equal(ran.structuredContent.truncated, true);
+    const links = Object.fromEntries(ran.content.filter((b) => b.type === 'resource_link').map((b) => [b.name, b]));
+    assert.deepEqual(Object.keys(links).sort(), ['stdout.txt', 'value.json'], JSON.stringify(ran.content));
+    const whole = await client.readResource({ uri: links['value.json'].uri });
+    const value = JSON.parse(whole.contents[0].text);
+    assert.equal(value.length, 2000);
+    assert.equal(value[1999].i, 1999);
+    assert.equal(whole.contents[0].text.length, links['value.json'].size);
+    // Paged: 50,001 bytes of stdout in 16 KiB pages, put back together.
+    let out = '';
+    for (let offset = 0; ; offset += 16384) {
+      const page = await client.readResource({ uri: `${links['stdout.txt'].uri}?offset=${offset}&length=16384` });
+      if (page.contents[0].text === '') break;
+      out += page.contents[0].text;
+    }
+    assert.equal(out, '0123456789'.repeat(5000) + '\n');
+    const { resources } = await client.listResources();
+    assert.equal(resources.length, 2);
+    await assert.rejects(client.readResource({ uri: 'corral://results/00000000000000000000000000000000/value.json' }),
+      /Resource not found/);
+    // And the server goes on.
+    const next = await client.callTool({ name: 'execute', arguments: { code: 'async () => 1 + 1' } });
+    assert.equal(next.structuredContent.value, 2);
+  } finally {
+    await client.close();
+  }
+});
+
 test('stdio: malformed JSON-RPC is answered and the server stays up', async () => {
   const child = spawn(corral, ['mcp', '--mcp-manifest', manifest], { stdio: ['pipe', 'pipe', 'ignore'] });
   const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();

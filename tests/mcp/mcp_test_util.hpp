@@ -138,6 +138,7 @@ class Harness {
   }
 
   Service& service() { return *service_; }
+  std::shared_ptr<Service> service_ptr() { return service_; }
   Session& session() { return *session_; }
 
  private:

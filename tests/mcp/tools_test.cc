@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "corral/bind_cli11.hpp"
@@ -13,6 +14,30 @@
 
 namespace corral::mcp::testing {
 namespace {
+
+// Whether a text block of `result` holds `text` (other blocks skipped).
+bool says(const json::object& result, std::string_view text) {
+  for (const auto& block : result.at("content").as_array()) {
+    const json::value* t = block.as_object().if_contains("text");
+    if (t && t->is_string() && std::string_view(t->get_string()).find(text) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+// Bytes the service keeps of what cuts dropped (its status).
+std::size_t kept_bytes(const Service& service) {
+  return json::parse(service.status_json()).at("kept_results").at("bytes").to_number<std::size_t>();
+}
+
+// The result's resource_link blocks, by name.
+std::map<std::string, json::object> links_of(const json::object& result) {
+  std::map<std::string, json::object> links;
+  for (const auto& block : result.at("content").as_array())
+    if (block.at("type") == "resource_link")
+      links[std::string(block.at("name").as_string())] = block.as_object();
+  return links;
+}
 
 json::object failure_of(const json::object& result) {
   EXPECT_TRUE(result.contains("isError") && result.at("isError").as_bool());
@@ -269,11 +294,7 @@ TEST(McpTools, ResultsPastTheBudgetAreCutStructurallyAndSaySo) {
   EXPECT_GT(value.size(), 3u);
   EXPECT_EQ(std::string(value.back().as_string()).rfind("[cut: ", 0), 0u);
   EXPECT_LE(json::serialize(structured).size(), 1100u);
-  bool said = false;
-  for (const auto& block : r.at("content").as_array())
-    said = said ||
-           std::string(block.at("text").as_string()).find("result budget") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(r, "result budget"));
 
   json::object big = h.call("fixture_big", {});
   EXPECT_TRUE(big.at("structuredContent").at("truncated").as_bool());
@@ -317,11 +338,121 @@ TEST(McpTools, ACommandResultPastTheBudgetKeepsItsOutputSchema) {
   const std::size_t size = json::serialize(structured).size();
   EXPECT_LE(size, std::size_t{64} << 10);
   EXPECT_GT(size, std::size_t{60} << 10);  // the budget is used, not wasted
-  bool said = false;
-  for (const auto& block : r.at("content").as_array())
-    said = said ||
-           std::string(block.at("text").as_string()).find("result budget") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(r, "result budget"));
+}
+
+// Nothing is lost at a cut: each part the budget cut is kept whole as a
+// resource the result links to; resources/read gives it back byte for byte,
+// whole or a page at a time; it is the session's own, and goes with it.
+TEST(McpTools, WhatACutDropsIsKeptAsAResourceTheSessionCanPageThrough) {
+  Options options;
+  options.result_budget = 1000;
+  Harness h(std::move(options));
+  json::object r = h.call(
+      "execute", {{"code",
+                   "async () => { console.log('line\\n'.repeat(3000));"
+                   " return Array.from({length: 500}, (_, i) => ({i, s: 'x'.repeat(20)})); }"}});
+  ASSERT_TRUE(r.at("structuredContent").at("truncated").as_bool()) << json::serialize(r);
+  auto links = links_of(r);
+  ASSERT_EQ(links.size(), 2u) << json::serialize(r.at("content"));
+  const json::object& value_link = links.at("value.json");
+  EXPECT_EQ(value_link.at("mimeType"), "application/json");
+  EXPECT_EQ(std::string(value_link.at("uri").as_string()).rfind("corral://results/", 0), 0u);
+  EXPECT_TRUE(says(r, "resources/read"));
+
+  json::value read = h.request("resources/read", json::object{{"uri", value_link.at("uri")}});
+  const json::value& contents = read.at("result").at("contents").at(0);
+  const json::value whole = json::parse(contents.at("text").as_string());
+  ASSERT_EQ(whole.as_array().size(), 500u);
+  EXPECT_EQ(whole.at(499).at("i"), 499);
+  EXPECT_EQ(contents.at("text").as_string().size(), value_link.at("size").to_number<std::size_t>());
+
+  const std::string stdout_uri(links.at("stdout.txt").at("uri").as_string());
+  json::value page =
+      h.request("resources/read", json::object{{"uri", stdout_uri + "?offset=5&length=10"}});
+  EXPECT_EQ(page.at("result").at("contents").at(0).at("text"), "line\nline\n");
+  json::value whole_out = h.request("resources/read", json::object{{"uri", stdout_uri}});
+  EXPECT_EQ(whole_out.at("result").at("contents").at(0).at("text").as_string().size(), 15001u);
+
+  json::value listed = h.request("resources/list");
+  EXPECT_EQ(listed.at("result").at("resources").as_array().size(), 2u) << json::serialize(listed);
+
+  // Malformed pages are refused; a URI not kept is "Resource not found".
+  json::value bad = h.request("resources/read", json::object{{"uri", stdout_uri + "?offset=x"}});
+  EXPECT_EQ(bad.at("error").at("code"), -32602);
+  json::value other = h.request(
+      "resources/read", json::object{{"uri", "corral://results/" + std::string(100000, 'a')}});
+  EXPECT_EQ(other.at("error").at("code"), -32002);
+  EXPECT_LT(json::serialize(other).size(), 1000u);
+
+  // Another session of the same service reads none of it.
+  Session second(h.service_ptr());
+  auto init = std::make_shared<Recorder>();
+  second.handle(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+                R"("2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}})",
+                init);
+  init->wait();
+  auto foreign = std::make_shared<Recorder>();
+  second.handle(json::serialize(json::object{{"jsonrpc", "2.0"},
+                                             {"id", 2},
+                                             {"method", "resources/read"},
+                                             {"params", json::object{{"uri", stdout_uri}}}}),
+                foreign);
+  EXPECT_EQ(foreign->wait().at("error").at("code"), -32002);
+  second.close();
+  // Its own session's close drops them.
+  const std::size_t kept = kept_bytes(h.service());
+  EXPECT_GT(kept, 15000u);
+  h.session().close();
+  EXPECT_EQ(kept_bytes(h.service()), 0u);
+}
+
+// The store is bounded: a part larger than all of it is not kept (the cut
+// note still says what was cut), and the oldest parts go first.
+TEST(McpTools, KeptResultsAreBoundedInBytesOldestFirst) {
+  Options options;
+  options.result_budget = 1000;
+  options.result_retention_bytes = 50'000;
+  Harness h(std::move(options));
+  json::object huge = h.call("execute", {{"code", "async () => 'x'.repeat(60000)"}});
+  EXPECT_TRUE(links_of(huge).empty()) << json::serialize(huge.at("content"));
+  EXPECT_TRUE(says(huge, "result budget"));
+  std::vector<std::string> uris;
+  for (int i = 0; i < 3; ++i) {
+    json::object r = h.call("execute", {{"code", "async () => 'y'.repeat(20000)"}});
+    uris.emplace_back(links_of(r).at("value.json").at("uri").as_string());
+  }
+  EXPECT_EQ(h.request("resources/read", json::object{{"uri", uris[0]}}).at("error").at("code"),
+            -32002);
+  EXPECT_TRUE(
+      h.request("resources/read", json::object{{"uri", uris[2]}}).as_object().contains("result"));
+  EXPECT_LE(kept_bytes(h.service()), 50'000u);
+}
+
+// A client of a revision before resource_link (2025-03-26) gets the URI in a
+// text block instead, and a direct command tool keeps its cut stdout too.
+TEST(McpTools, OlderClientsGetTheKeptURIAsText) {
+  Options options;
+  options.manifests = {std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/seq.yaml"};
+  Harness h(std::move(options), false);
+  h.request("initialize",
+            json::object{{"protocolVersion", "2025-03-26"},
+                         {"capabilities", json::object{}},
+                         {"clientInfo", json::object{{"name", "old"}, {"version", "1"}}}});
+  h.notify("notifications/initialized");
+  json::object r = h.call("seq", {{"args", json::array{"1", "100000"}}});
+  EXPECT_TRUE(links_of(r).empty());
+  std::string uri;
+  for (const auto& block : r.at("content").as_array()) {
+    const std::string text(block.at("text").as_string());
+    if (const auto at = text.find("corral://results/"); at != std::string::npos)
+      uri = text.substr(at, text.find(']', at) - at);
+  }
+  ASSERT_FALSE(uri.empty()) << json::serialize(r.at("content"));
+  json::value read = h.request("resources/read", json::object{{"uri", uri}});
+  const std::string out(read.at("result").at("contents").at(0).at("text").as_string());
+  EXPECT_EQ(out.size(), 588895u);  // seq 1 100000, every byte
+  EXPECT_EQ(out.substr(out.size() - 7), "100000\n");
 }
 
 // A call still running when its session closes is answered with the reason
