@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const help::HelpFlag& flag : page.flags) {
     if (flag.name.empty()) fail("a flag without a name");
     if (!names.insert(flag.name).second) fail("a flag twice", flag.name);
-    if (flag.short_name.size() > 1) fail("a short name of more than one character", flag.short_name);
+    if (flag.short_name.size() > 1)
+      fail("a short name of more than one character", flag.short_name);
     if (!flag.long_form && flag.short_name.empty()) fail("a short-only flag without its letter");
     if (flag.description.size() > help::kMaxDescription) fail("an unbounded flag description");
     if (!corral::bind::builtin_codec(flag.type)) fail("a type with no codec", flag.type);
@@ -32,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const help::HelpCommand& command : page.commands) {
     if (command.name.empty()) fail("a command without a name");
     if (command.name == "help" || command.name == "completion") fail("a builtin command listed");
-    if (command.description.size() > help::kMaxDescription) fail("an unbounded command description");
+    if (command.description.size() > help::kMaxDescription)
+      fail("an unbounded command description");
   }
   return 0;
 }
