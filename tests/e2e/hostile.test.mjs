@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -704,5 +704,74 @@ test('corral serve /mcp over Streamable HTTP: a bound command printing bytes tha
     await assertHealthy(daemon, start, 'non-UTF-8 over /mcp');
   } finally {
     assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// ------------------------------------------------ hostile TypeScript through the pool
+
+// Megabytes of TypeScript shaped to make the stripper backtrack or recurse,
+// sent as MCP `execute` calls: each is answered (a value, or a typed
+// compile_error), the server's descriptors and RSS come back, every worker
+// it started stays under its memory limit, and the next call is served.
+test('corral mcp over stdio: megabytes of hostile TypeScript in execute', async () => {
+  const transport = new StdioClientTransport({
+    command: corral, args: ['mcp', '--max-workers', '1', '--memory-limit', '256MiB'], stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr.on('data', (d) => (log = (log + d).slice(-4096)));
+  const client = new Client({ name: 'corral-hostile', version: '1.0.0' });
+  await client.connect(transport);
+  // Every thread's children (a worker is started from the pool's threads).
+  const descendants = (pid) => readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch { return []; }
+  }).flatMap((c) => [Number(c), ...descendants(c)]);
+  try {
+    const pid = transport.pid;
+    const first = await client.callTool({ name: 'execute', arguments: { code: 'async () => 1' } });
+    assert.equal(first.structuredContent.value, 1);
+    const start = procStats(pid);
+    const inputs = [
+      // 100 parentheses deep around a 1 MB union: read, erased, run.
+      ['deep union', `async () => { let x: ${'('.repeat(100)}${'A|'.repeat(500_000)}A${')'.repeat(100)} = 1; return x; }`, 'value'],
+      // 900 deep: past the stripper's depth bound, so handed to V8 unchanged, which refuses it.
+      ['deeper than the bound', `async () => { let x: ${'('.repeat(900)}${'A|'.repeat(500_000)}A${')'.repeat(900)} = 1; return x; }`, 'compile_error'],
+      // `a<b,` half a million times: never closes, so never erased; V8 refuses it.
+      ['unclosed type arguments', `async () => { return 1; ${'a<b,'.repeat(500_000)} }`, 'compile_error'],
+      // 100,000 typed arrows called in place: erased, run.
+      ['typed arrows', `async () => { let n = 0; ${'n += ((x: number): number => x)(1);'.repeat(100_000)} return n; }`, 'value'],
+      // An enum half way through 2 MB: refused, naming its line.
+      ['enum in 2 MB', `async () => {\n${'let a: string = "x";\n'.repeat(50_000)}enum E { A }\n${'let b: number = 1;\n'.repeat(50_000)} }`, 'compile_error'],
+    ];
+    for (const [name, code, expect] of inputs) {
+      const began = Date.now();
+      const r = await client.callTool({ name: 'execute', arguments: { code, timeout: 60_000 } });
+      const workers = descendants(pid).map((w) => { try { return procStats(w).rssKiB; } catch { return 0; } });
+      console.log(`# ${name} (${(code.length / 1e6).toFixed(1)} MB): ${Date.now() - began} ms, ` +
+        `workers' VmRSS ${workers.map((k) => (k / 1024).toFixed(0)).join(', ')} MiB`);
+      if (expect === 'value') {
+        assert.ok(!r.isError, `${name}: ${JSON.stringify(r).slice(0, 500)}`);
+      } else {
+        assert.equal(r.isError, true, name);
+        assert.equal(JSON.parse(r.content[0].text).code, 'compile_error', `${name}: ${r.content[0].text.slice(0, 300)}`);
+      }
+      for (const k of workers) assert.ok(k <= 256 * 1024 + RSS_SLACK_KIB, `${name}: a worker at ${k} KiB`);
+      const next = await client.callTool({ name: 'execute', arguments: { code: 'async (): Promise<number> => 2' } });
+      assert.equal(next.structuredContent.value, 2, name);
+    }
+    const enumAt = await client.callTool({ name: 'execute', arguments: { code: inputs[4][1] } });
+    assert.match(enumAt.content[0].text, /50002:1/);
+    const now = await pollUntil(() => {
+      const s = procStats(pid);
+      return s.fds <= start.fds + FD_SLACK ? s : null;
+    }, 5_000) || procStats(pid);
+    console.log(`# corral mcp after hostile TypeScript: fds ${start.fds} -> ${now.fds}, VmRSS ` +
+      `${(start.rssKiB / 1024).toFixed(1)} -> ${(now.rssKiB / 1024).toFixed(1)} MiB`);
+    assert.ok(now.fds <= start.fds + FD_SLACK, log);
+    assert.ok(now.rssKiB <= start.rssKiB + RSS_SLACK_KIB, log);
+    assert.ok(!/terminate|abort/i.test(log), log);
+  } finally {
+    await client.close();
   }
 });
