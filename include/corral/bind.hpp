@@ -90,8 +90,9 @@ struct ArgSpec {
 };
 
 // Annotations: hints about a command that a host may publish with its
-// operation (MCP tool annotations). corral never acts on them; unset means
-// the host's default.
+// operation (MCP tool annotations). corral acts on one only: code mode asks
+// the MCP client's user before running a command whose `destructive` is true
+// (docs/mcp.md, "Approvals"); unset means the host's default.
 struct Annotations {
   std::string title;
   std::optional<bool> read_only;    // readOnlyHint

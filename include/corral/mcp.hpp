@@ -97,6 +97,12 @@ struct Options {
   std::vector<bind::CommandTree> trees;
   Mode mode = Mode::direct;
   std::vector<Upstream> upstreams;
+  // Code mode asks the client's user (MCP elicitation) before it runs a
+  // command annotated `destructiveHint: true`, and before any function named
+  // here (a command tool's name, `server.tool` for an upstream tool); a
+  // client without elicitation gets a refusal. A direct tool call is the
+  // client's own to approve.
+  std::vector<std::string> approve;
   // Bytes of a tool result's text (value, stdout and stderr together); a
   // larger result is cut structurally (arrays and objects lose their tail,
   // strings are shortened) and says so.

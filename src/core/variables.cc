@@ -54,6 +54,7 @@ const std::string_view kSettingVariables[] = {
     "CORRAL_MCP",
     "CORRAL_MCP_MANIFEST",
     "CORRAL_MCP_MODE",
+    "CORRAL_MCP_APPROVE",
     "CORRAL_MCP_UPSTREAM",
     "CORRAL_MCP_RESULT_BUDGET",
     "CORRAL_MCP_RESULT_RETENTION_BYTES",

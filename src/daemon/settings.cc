@@ -391,6 +391,10 @@ void declare_mcp(Declare& add, const Settings& d) {
       "direct (a tool per command) or compact (search_tools, get_tool_details, "
       "call_tool; code finds functions with codemode.search and codemode.describe)",
       d.mcp_mode, one_of(&Settings::mcp_mode, {"direct", "compact"}));
+  add("mcp-approve",
+      "Functions code mode runs only after the user approves (MCP elicitation), besides commands "
+      "annotated destructiveHint: command tool names or SERVER.TOOL (comma-separated)",
+      "", list(&Settings::mcp_approve, "NAME,..."));
   add("mcp-upstream",
       "Upstream MCP servers for code mode: JSON {\"NAME\": {\"command\": [..]} or "
       "{\"url\": \"http://..\"}}, or a file of it",
@@ -550,6 +554,7 @@ mcp::Options to_mcp_options(const Settings& settings) {
   options.manifests = settings.mcp_manifests;
   options.mode = settings.mcp_mode == "compact" ? mcp::Mode::compact : mcp::Mode::direct;
   options.upstreams = mcp::parse_upstreams(settings.mcp_upstreams);
+  options.approve = settings.mcp_approve;
   options.result_budget = settings.mcp_result_budget;
   options.result_retention_bytes = settings.mcp_result_retention_bytes;
   options.result_retention = settings.mcp_result_retention;

@@ -73,6 +73,7 @@ struct Settings {
   // MCP (docs/mcp.md): `corral mcp` and /mcp on the executor port.
   bool mcp = true;                         // serve /mcp on the executor port
   std::vector<std::string> mcp_manifests;  // bound command manifests
+  std::vector<std::string> mcp_approve;    // functions code mode asks the user about
   std::string mcp_mode = "direct";         // direct or compact
   std::string mcp_upstreams;               // JSON object (or a file of one), validated
   std::uint64_t mcp_result_budget = std::uint64_t{64} << 10;

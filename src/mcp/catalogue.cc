@@ -239,6 +239,8 @@ std::set<std::string> Service::Impl::add_command_callables() {
     c.output_schema = core::parse_json(entry.second->output_schema, "output schema");
     c.binding = entry.first;
     c.operation = name;
+    c.needs_approval = entry.second->annotations.destructive.value_or(false) ||
+                       std::count(options_.approve.begin(), options_.approve.end(), name) > 0;
     callables_.push_back(std::move(c));
   }
   return paths;
@@ -266,6 +268,9 @@ void Service::Impl::add_upstream_callables(const std::set<std::string>& command_
       c.output_schema = tool.output_schema;
       c.upstream = upstream.get();
       c.upstream_tool = tool.name;
+      c.needs_approval = std::count(options_.approve.begin(), options_.approve.end(),
+                                    upstream->name() + "." + tool.name) > 0 ||
+                         std::count(options_.approve.begin(), options_.approve.end(), c.path) > 0;
       callables_.push_back(std::move(c));
     }
   }

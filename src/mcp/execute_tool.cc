@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <variant>
 
+#include "core/utf8.hpp"
 #include "mcp/results.hpp"
 #include "mcp/service.hpp"
 
 namespace corral::mcp {
 
 namespace {
+
+// An approval question shows this much of the call's input.
+constexpr std::size_t kApprovalInputBytes = 1000;
 
 // The execute tool's arguments, checked.
 struct ExecuteCall {
@@ -110,7 +114,7 @@ void Service::Impl::run_execute(const json::object& arguments, std::shared_ptr<C
                                               pool::ToolAnswer answer) {
     context->progress("codemode." + name);
     context->log(LogLevel::debug, "codemode." + name + "(" + args + ")");
-    dispatch(name, std::move(args), std::move(answer), scope);
+    dispatch(name, std::move(args), std::move(answer), scope, context);
   };
   std::uint64_t id = 0;
   {
@@ -181,7 +185,8 @@ void RunScope::settle() {
 }
 
 void Service::Impl::dispatch(const std::string& path, std::string args_json,
-                             pool::ToolAnswer answer, const std::shared_ptr<RunScope>& scope) {
+                             pool::ToolAnswer answer, const std::shared_ptr<RunScope>& scope,
+                             const std::shared_ptr<CallContext>& context) {
   if (finder_ && (path == kSearchPath || path == kDescribePath)) {
     try {  // the pool's thread: answered here, whatever happens
       answer.resolve(path == kSearchPath ? finder_->search(args_json)
@@ -201,20 +206,77 @@ void Service::Impl::dispatch(const std::string& path, std::string args_json,
     answer.reject("No function codemode." + path);
     return;
   }
+  if (callable->needs_approval) {
+    approve_then_run(*callable, std::move(args_json), std::move(answer), scope, context);
+  } else {
+    run_callable(*callable, std::move(args_json), std::move(answer), scope);
+  }
+}
+
+void Service::Impl::run_callable(const Callable& callable, std::string args_json,
+                                 pool::ToolAnswer answer, const std::shared_ptr<RunScope>& scope) {
   try {  // the pool's thread: a thread that cannot start is this call's failure
-    if (callable->binding) {
+    if (callable.binding) {
       process::CancelSource cancel;
       if (!scope->track([cancel]() mutable { cancel.cancel(); })) {
         answer.reject("Execution has already completed.");
         return;
       }
-      spawn_command(callable->binding, callable->operation, std::move(args_json), answer, cancel);
+      spawn_command(callable.binding, callable.operation, std::move(args_json), answer, cancel);
     } else {
-      dispatch_upstream(*callable, std::move(args_json), answer, scope);
+      dispatch_upstream(callable, std::move(args_json), answer, scope);
     }
   } catch (const std::exception& e) {
-    log(LogLevel::error, std::string("codemode.") + path + ": internal error: " + e.what());
+    log(LogLevel::error,
+        std::string("codemode.") + callable.path + ": internal error: " + e.what());
     answer.reject(std::string("internal: ") + e.what());
+  }
+}
+
+void Service::Impl::approve_then_run(const Callable& callable, std::string args_json,
+                                     pool::ToolAnswer answer,
+                                     const std::shared_ptr<RunScope>& scope,
+                                     const std::shared_ptr<CallContext>& context) {
+  const std::string name = "codemode." + callable.path;
+  if (!context->can_elicit()) {
+    answer.reject(fmt::format(
+        "invalid_request: {} needs the user's approval (it is destructive or the operator "
+        "listed it), and this client cannot be asked (it declared no elicitation capability); "
+        "nothing was run. Call it as a tool of its own, where the client asks, or use a client "
+        "that supports elicitation.",
+        name));
+    return;
+  }
+  std::string shown = args_json;
+  if (shown.size() > kApprovalInputBytes) {
+    shown.resize(core::utf8_cut(shown, kApprovalInputBytes));
+    shown += "...";
+  }
+  context->log(LogLevel::info, name + ": asking the user for approval");
+  // Answered once: by the user's action, or by the run settling first (the
+  // pool then answers the guest itself).
+  auto asked = std::make_shared<std::atomic<bool>>(false);
+  std::function<void()> drop = context->elicit(
+      fmt::format("Code running in corral wants to call {} ({}) with this input:\n{}\nAllow it?",
+                  name, callable.binding ? "a bound command" : "an upstream tool", shown),
+      [this, &callable, args = std::move(args_json), answer, scope, name,
+       asked](std::string action) mutable {
+        if (asked->exchange(true)) return;
+        if (action == "accept") {
+          run_callable(callable, std::move(args), answer, scope);
+        } else if (action.starts_with("error: ")) {
+          answer.reject(fmt::format("cancelled: {} was not approved ({}); nothing was run", name,
+                                    action.substr(7)));
+        } else {
+          answer.reject(fmt::format("cancelled: the user {} {}; nothing was run",
+                                    action == "decline" ? "declined" : "cancelled the approval of",
+                                    name));
+        }
+      });
+  if (!scope->track([drop, asked] {
+        if (!asked->exchange(true)) drop();
+      })) {
+    if (!asked->exchange(true)) drop();
   }
 }
 

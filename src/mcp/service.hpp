@@ -50,6 +50,15 @@ class CallContext {
   // 2025-06-18), or nothing when it was not kept.
   virtual std::optional<json::object> keep(std::string name, std::string mime,
                                            std::string description, std::string text) = 0;
+  // Whether the client declared the elicitation capability (it can be asked).
+  virtual bool can_elicit() const = 0;
+  // Asks the client (`elicitation/create`, related to this call) for the
+  // user's approval with `message`; `done` gets its action ("accept",
+  // "decline", "cancel"), or "error: ..." when the client answered with an
+  // error or the session ended, exactly once unless the returned function
+  // (which drops the question) ran first.
+  virtual std::function<void()> elicit(std::string message,
+                                       std::function<void(std::string action)> done) = 0;
 };
 
 // Tool: one MCP tool as tools/list publishes it.
@@ -70,6 +79,9 @@ struct Callable {
   // ... or an upstream tool.
   UpstreamClient* upstream = nullptr;
   std::string upstream_tool;
+  // Code mode asks the user first (Options::approve, or a command annotated
+  // destructive).
+  bool needs_approval = false;
 };
 
 // Tasks: threads for blocking work (a bound command runs on the caller's
@@ -157,7 +169,16 @@ class Service::Impl {
                               RunScope& scope, CallContext& context, const pool::Outcome& outcome);
   // A guest's `codemode.<path>(input)`.
   void dispatch(const std::string& path, std::string args_json, pool::ToolAnswer answer,
-                const std::shared_ptr<RunScope>& scope);
+                const std::shared_ptr<RunScope>& scope,
+                const std::shared_ptr<CallContext>& context);
+  // Runs the callable (a command on a task, an upstream call).
+  void run_callable(const Callable& callable, std::string args_json, pool::ToolAnswer answer,
+                    const std::shared_ptr<RunScope>& scope);
+  // Asks the user (elicitation) whether the callable may run, then runs it
+  // or rejects the guest's call.
+  void approve_then_run(const Callable& callable, std::string args_json, pool::ToolAnswer answer,
+                        const std::shared_ptr<RunScope>& scope,
+                        const std::shared_ptr<CallContext>& context);
   void spawn_command(bind::Binding* binding, const std::string& operation, std::string args_json,
                      pool::ToolAnswer answer, process::CancelSource cancel);
   void dispatch_upstream(const Callable& callable, std::string args_json, pool::ToolAnswer answer,

@@ -134,6 +134,45 @@ class Session::Call : public CallContext {
     return cancelled_;
   }
 
+  bool can_elicit() const override {
+    auto session = session_.lock();
+    return session && session->client_elicits_.load();
+  }
+
+  std::function<void()> elicit(std::string message,
+                               std::function<void(std::string action)> done) override {
+    auto session = session_.lock();
+    if (!session) {
+      done("error: the session ended");
+      return [] {};
+    }
+    json::object params{
+        {"message", std::move(message)},
+        {"requestedSchema", json::object{{"type", "object"}, {"properties", json::object{}}}}};
+    // Sent like a notification of this call: never after its answer.
+    auto send = [this](std::string message) {
+      std::lock_guard lock(mutex_);
+      if (done_) return false;
+      stream_->send(std::move(message));
+      return true;
+    };
+    return session->ask(
+        send, "elicitation/create", std::move(params),
+        [done](std::optional<json::object> response) {
+          if (!response) return done("error: the session ended");
+          const json::value* result = response->if_contains("result");
+          const json::value* action =
+              result && result->is_object() ? result->get_object().if_contains("action") : nullptr;
+          if (action && action->is_string()) return done(std::string(action->get_string()));
+          const json::value* error = response->if_contains("error");
+          const json::value* text =
+              error && error->is_object() ? error->get_object().if_contains("message") : nullptr;
+          done("error: " + (text && text->is_string()
+                                ? std::string(text->get_string())
+                                : std::string("the client's answer had no action")));
+        });
+  }
+
   std::optional<json::object> keep(std::string name, std::string mime, std::string description,
                                    std::string text) override {
     auto session = session_.lock();
@@ -234,6 +273,48 @@ std::optional<json::object> Session::keep(std::string name, std::string mime,
                       {"description", description}, {"mimeType", mime}, {"size", size}};
 }
 
+std::function<void()> Session::ask(const std::function<bool(std::string)>& send,
+                                   std::string_view method, json::object params,
+                                   std::function<void(std::optional<json::object>)> answered) {
+  std::string key;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_.load()) {
+      key.clear();
+    } else {
+      key = "\"corral-" + std::to_string(++next_ask_) + "\"";
+      asked_[key] = answered;
+    }
+  }
+  if (key.empty()) {
+    answered(std::nullopt);
+    return [] {};
+  }
+  auto forget = [weak = weak_from_this(), key] {
+    if (auto session = weak.lock()) {
+      std::lock_guard lock(session->mutex_);
+      session->asked_.erase(key);
+    }
+  };
+  if (!send(core::jsonrpc::request_message(json::parse(key), method, std::move(params)))) {
+    forget();
+    answered(std::nullopt);
+  }
+  return forget;
+}
+
+void Session::answer(const Id& id, const json::object& response) {
+  std::function<void(std::optional<json::object>)> answered;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = asked_.find(call_key(id));
+    if (it == asked_.end()) return;  // unknown, late or repeated: nothing waits for it
+    answered = std::move(it->second);
+    asked_.erase(it);
+  }
+  answered(response);
+}
+
 void Session::resources_list(const Id& id, Stream& stream) {
   json::array list;
   for (const ResultStore::Entry& e : service_->impl().results().list(number_))
@@ -289,6 +370,12 @@ void Session::set_background(std::function<void(std::string)> sink) {
 void Session::close(const Failure& reason) {
   closed_.store(true);
   service_->impl().results().forget(number_);
+  std::map<std::string, std::function<void(std::optional<json::object>)>> asked;
+  {
+    std::lock_guard lock(mutex_);
+    asked.swap(asked_);
+  }
+  for (auto& [key, answered] : asked) answered(std::nullopt);
   std::map<std::string, std::shared_ptr<Call>> calls;
   {
     std::lock_guard lock(mutex_);
@@ -337,7 +424,8 @@ void Session::handle(std::string_view text, std::shared_ptr<Stream> stream) {
   }
   if (!method) {
     if (id && (object->contains("result") || object->contains("error"))) {
-      stream->finish(std::nullopt);  // a response; this server sends no requests
+      if (parsed_id) answer(*parsed_id, *object);  // to a request this server sent
+      stream->finish(std::nullopt);
     } else {
       stream->finish(error_message(reply_id, kInvalidRequest,
                                    "Invalid Request: no \"method\", and not a response."));
@@ -424,6 +512,10 @@ void Session::request(const Id& id, const std::string& method, const json::value
       std::lock_guard lock(mutex_);
       revision_ = revision;
     }
+    const json::value* capabilities = p.if_contains("capabilities");
+    // Elicitation is 2025-06-18's: an older revision cannot be asked.
+    client_elicits_.store(revision >= "2025-06-18" && capabilities && capabilities->is_object() &&
+                          capabilities->get_object().contains("elicitation"));
     initialized_.store(true);
     json::object result{
         {"protocolVersion", revision},

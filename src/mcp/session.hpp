@@ -96,6 +96,14 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<json::object> keep(std::string name, std::string mime, std::string description,
                                    std::string text);
   void resources_list(const Id& id, Stream& stream);
+  // A request to the client, written by `send` (false: not sent, the call
+  // has ended); `answered` gets the client's response object (result or
+  // error), or nothing when it could not be sent or the session closed
+  // first. Returns what forgets it.
+  std::function<void()> ask(const std::function<bool(std::string)>& send, std::string_view method,
+                            json::object params,
+                            std::function<void(std::optional<json::object>)> answered);
+  void answer(const Id& id, const json::object& response);  // a client's response
   void resources_read(const Id& id, const json::object& params, Stream& stream);
   void finished(const std::string& key);
 
@@ -109,6 +117,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // until logging/setLevel).
   std::atomic<int> log_level_{-1};
   std::map<std::string, std::shared_ptr<Call>> calls_;  // by serialized request id
+  std::atomic<bool> client_elicits_{false};             // its initialize declared elicitation
+  // Requests this server sent the client, by call_key of their id.
+  std::map<std::string, std::function<void(std::optional<json::object>)>> asked_;
+  std::uint64_t next_ask_ = 0;
   std::function<void(std::string)> background_;
 };
 

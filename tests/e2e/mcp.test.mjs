@@ -16,6 +16,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -288,6 +289,69 @@ test('stdio: what a cut drops is a resource_link the SDK client reads whole or p
     assert.equal(next.structuredContent.value, 2);
   } finally {
     await client.close();
+  }
+});
+
+// Approvals: a function listed with --mcp-approve runs from code mode only
+// after the SDK client's elicitation handler accepts; decline and cancel
+// leave it unrun; a client without elicitation is refused, never run.
+const APPROVED = `async () => {
+  try { return (await codemode.fixture_greet({ flags: { name: 'approved' } })).stdout; }
+  catch (e) { return 'refused: ' + e.message; }
+}`;
+
+function elicitingClient(answers) {
+  const client = new Client({ name: 'corral-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const asked = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: answers.shift() };
+  });
+  return { client, asked };
+}
+
+test('approvals: elicitation accept, decline and cancel over stdio and Streamable HTTP', async () => {
+  const { client, asked } = elicitingClient(['accept', 'decline', 'cancel']);
+  await client.connect(new StdioClientTransport({
+    command: corral, args: ['mcp', '--mcp-manifest', manifest, '--mcp-approve', 'fixture_greet', '--max-workers', '1'],
+    stderr: 'ignore',
+  }));
+  try {
+    const values = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await client.callTool({ name: 'execute', arguments: { code: APPROVED } });
+      values.push(r.structuredContent.value);
+    }
+    assert.equal(values[0], 'hello, approved\n');
+    assert.match(values[1], /^refused: cancelled: the user declined codemode.fixture_greet; nothing was run/);
+    assert.match(values[2], /^refused: cancelled: the user cancelled the approval of codemode.fixture_greet/);
+    assert.equal(asked.length, 3);
+    assert.match(asked[0], /codemode\.fixture_greet .*"approved"/s);
+    // Not listed: runs without asking.
+    const free = await client.callTool({ name: 'execute', arguments: {
+      code: 'async () => (await codemode.fixture_fail({}).catch((e) => String(e.message).split(":")[0]))' } });
+    assert.equal(free.structuredContent.value, 'command_failed');
+    assert.equal(asked.length, 3);
+  } finally {
+    await client.close();
+  }
+
+  const server = await serve(['--mcp-approve', 'fixture_greet']);
+  try {
+    const http = elicitingClient(['accept']);
+    await http.client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    const r = await http.client.callTool({ name: 'execute', arguments: { code: APPROVED } });
+    assert.equal(r.structuredContent.value, 'hello, approved\n');
+    assert.equal(http.asked.length, 1);
+    await http.client.close();
+
+    const { client: plain } = await httpClient(server.url);
+    const refused = await plain.callTool({ name: 'execute', arguments: { code: APPROVED } });
+    assert.match(refused.structuredContent.value,
+      /^refused: invalid_request: codemode.fixture_greet needs the user's approval .*no elicitation capability/);
+    await plain.close();
+  } finally {
+    assert.equal(await server.stop(), 0);
   }
 });
 

@@ -52,6 +52,7 @@ class Recorder : public Stream {
   void send(std::string message) override {
     std::lock_guard lock(mutex_);
     notifications_.push_back(json::parse(message));
+    done_.notify_all();
   }
   void finish(std::optional<std::string> response) override {
     std::lock_guard lock(mutex_);
@@ -65,6 +66,24 @@ class Recorder : public Stream {
     if (!done_.wait_for(lock, limit, [this] { return finished_; }))
       ADD_FAILURE() << "the exchange did not finish in time";
     return response_ ? *response_ : json::value(nullptr);
+  }
+  // Waits (bounded) for a related message with this method (a request the
+  // server sent, a notification); null when none came.
+  json::value wait_for(std::string_view method,
+                       std::chrono::seconds limit = std::chrono::seconds(30)) {
+    std::unique_lock lock(mutex_);
+    json::value found;
+    done_.wait_for(lock, limit, [&] {
+      for (const json::value& m : notifications_) {
+        const json::value* name = m.as_object().if_contains("method");
+        if (name && name->is_string() && name->get_string() == method) {
+          found = m;
+          return true;
+        }
+      }
+      return finished_;
+    });
+    return found;
   }
   std::vector<json::value> notifications() {
     std::lock_guard lock(mutex_);

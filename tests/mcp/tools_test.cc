@@ -455,6 +455,86 @@ TEST(McpTools, OlderClientsGetTheKeptURIAsText) {
   EXPECT_EQ(out.substr(out.size() - 7), "100000\n");
 }
 
+// A Harness whose client declares elicitation (or not), with fixture_greet
+// listed for approval.
+std::unique_ptr<Harness> approving_harness(bool elicits) {
+  Options options;
+  options.approve = {"fixture_greet"};
+  auto h = std::make_unique<Harness>(std::move(options), false);
+  json::object capabilities;
+  if (elicits) capabilities["elicitation"] = json::object{};
+  h->request("initialize",
+             json::object{{"protocolVersion", "2025-11-25"},
+                          {"capabilities", capabilities},
+                          {"clientInfo", json::object{{"name", "t"}, {"version", "1"}}}});
+  h->notify("notifications/initialized");
+  return h;
+}
+
+constexpr const char* kApprovedCode =
+    "async () => { try { return (await codemode.fixture_greet({flags: {name: 'ok'}})).stdout; }"
+    " catch (e) { return 'refused: ' + e.message; } }";
+
+// Code mode asks the user (elicitation/create, related to the execute call)
+// before it runs a listed function; the user's action decides.
+TEST(McpApprovals, ListedFunctionsRunOnlyWhenTheUserAccepts) {
+  for (const std::string action : {"accept", "decline", "cancel"}) {
+    auto h = approving_harness(true);
+    auto call = h->start(
+        "tools/call", json::object{{"name", "execute"}, {"arguments", {{"code", kApprovedCode}}}});
+    const json::value ask = call->wait_for("elicitation/create");
+    ASSERT_TRUE(ask.is_object()) << action;
+    const std::string message(ask.at("params").at("message").as_string());
+    EXPECT_NE(message.find("codemode.fixture_greet"), std::string::npos) << message;
+    EXPECT_NE(message.find("\"name\":\"ok\""), std::string::npos) << message;
+    EXPECT_EQ(ask.at("params").at("requestedSchema").at("type"), "object");
+    h->raw(json::serialize(json::object{{"jsonrpc", "2.0"},
+                                        {"id", ask.at("id")},
+                                        {"result", json::object{{"action", action}}}}))
+        ->wait();
+    const json::value r = call->wait();
+    const std::string value(r.at("result").at("structuredContent").at("value").as_string());
+    if (action == "accept") {
+      EXPECT_EQ(value, "hello, ok\n");
+    } else {
+      EXPECT_EQ(value.rfind("refused: cancelled: the user ", 0), 0u) << value;
+      EXPECT_NE(value.find("nothing was run"), std::string::npos) << value;
+    }
+  }
+}
+
+// A client that cannot be asked gets a clear refusal, never a silent run;
+// functions not listed run without asking; a stray answer changes nothing.
+TEST(McpApprovals, AClientWithoutElicitationIsRefusedNotRunSilently) {
+  auto h = approving_harness(false);
+  json::object r = h->call("execute", {{"code", kApprovedCode}});
+  const std::string value(r.at("structuredContent").at("value").as_string());
+  EXPECT_EQ(value.rfind("refused: invalid_request: codemode.fixture_greet needs the user's", 0), 0u)
+      << value;
+  h->raw(R"({"jsonrpc":"2.0","id":"corral-1","result":{"action":"accept"}})")->wait();
+  json::object other = h->call(
+      "execute", {{"code", "async () => (await codemode.fixture_fail({}).catch(e => 'x'))"}});
+  EXPECT_EQ(other.at("structuredContent").at("value"), "x");
+  // A direct call is the client's to approve: it runs.
+  EXPECT_EQ(text_of(h->call("fixture_greet", {{"flags", {{"name", "direct"}}}})),
+            "hello, direct\n");
+}
+
+// A question nobody answers ends with the run: the timeout answers the
+// execute, and the session's later close finds nothing waiting.
+TEST(McpApprovals, AnUnansweredQuestionEndsWithTheRun) {
+  auto h = approving_harness(true);
+  auto call = h->start("tools/call",
+                       json::object{{"name", "execute"},
+                                    {"arguments", {{"code", kApprovedCode}, {"timeout", 500}}}});
+  ASSERT_TRUE(call->wait_for("elicitation/create").is_object());
+  const json::value r = call->wait();
+  EXPECT_EQ(r.at("result").at("isError"), true) << json::serialize(r);
+  EXPECT_NE(json::serialize(r).find("timeout"), std::string::npos) << json::serialize(r);
+  json::object next = h->call("execute", {{"code", "async () => 3"}});
+  EXPECT_EQ(next.at("structuredContent").at("value"), 3);
+}
+
 // A call still running when its session closes is answered with the reason
 // (here the shutdown's `unavailable`), then stopped: its tree is gone.
 TEST(McpTools, ClosingASessionAnswersItsCallsInFlight) {
