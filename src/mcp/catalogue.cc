@@ -222,6 +222,7 @@ std::vector<std::string> split_words(const std::string& query) {
 void Service::Impl::build_catalogue() {
   std::set<std::string> paths = add_command_callables();
   add_upstream_callables(paths);
+  check_approvals();
   declare_callables();
   publish_tools();
 }
@@ -273,6 +274,23 @@ void Service::Impl::add_upstream_callables(const std::set<std::string>& command_
                          std::count(options_.approve.begin(), options_.approve.end(), c.path) > 0;
       callables_.push_back(std::move(c));
     }
+  }
+}
+
+void Service::Impl::check_approvals() const {
+  // A misspelt name would leave its function unasked: refused, not ignored.
+  for (const std::string& name : options_.approve) {
+    bool found = false;
+    for (const Callable& c : callables_) {
+      found = found ||
+              (c.binding ? c.operation == name
+                         : c.upstream->name() + "." + c.upstream_tool == name || c.path == name);
+    }
+    if (!found)
+      throw std::invalid_argument(fmt::format(
+          "approve names {}, which is no bound command tool (its MCP tool name, e.g. git_status) "
+          "and no upstream tool (SERVER.TOOL)",
+          name));
   }
 }
 

@@ -15,8 +15,56 @@ namespace corral::mcp {
 
 namespace {
 
-// An approval question shows this much of the call's input.
-constexpr std::size_t kApprovalInputBytes = 1000;
+// An approval question shows this much of the call's input (its head and
+// its tail when longer), and a run asks at most this many questions.
+constexpr std::size_t kApprovalHeadBytes = 700;
+constexpr std::size_t kApprovalTailBytes = 200;
+constexpr int kMaxQuestionsPerRun = 8;
+
+// The sequences that could make an approval question show something else
+// than the input (line and paragraph separators, next line, zero-width and
+// direction marks, bidi embeddings, overrides and isolates, the BOM), by
+// their UTF-8 bytes; each is shown as its \uXXXX escape instead (still JSON).
+constexpr std::pair<std::string_view, std::string_view> kDisguises[] = {
+    {"\xC2\x85", "\\u0085"},     {"\xD8\x9C", "\\u061c"},     {"\xE2\x80\x8B", "\\u200b"},
+    {"\xE2\x80\x8C", "\\u200c"}, {"\xE2\x80\x8D", "\\u200d"}, {"\xE2\x80\x8E", "\\u200e"},
+    {"\xE2\x80\x8F", "\\u200f"}, {"\xE2\x80\xA8", "\\u2028"}, {"\xE2\x80\xA9", "\\u2029"},
+    {"\xE2\x80\xAA", "\\u202a"}, {"\xE2\x80\xAB", "\\u202b"}, {"\xE2\x80\xAC", "\\u202c"},
+    {"\xE2\x80\xAD", "\\u202d"}, {"\xE2\x80\xAE", "\\u202e"}, {"\xE2\x81\xA0", "\\u2060"},
+    {"\xE2\x81\xA6", "\\u2066"}, {"\xE2\x81\xA7", "\\u2067"}, {"\xE2\x81\xA8", "\\u2068"},
+    {"\xE2\x81\xA9", "\\u2069"}, {"\xEF\xBB\xBF", "\\ufeff"},
+};
+
+std::string undisguised(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    for (const auto& [bytes, escape] : kDisguises) {
+      if (text.substr(i, bytes.size()) == bytes) {
+        out += escape;
+        i += bytes.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
+
+// The call's input as the approval question shows it: whole when short,
+// else its head and tail around how much is not shown.
+std::string shown_input(std::string_view input) {
+  if (input.size() <= kApprovalHeadBytes + kApprovalTailBytes) return undisguised(input);
+  const std::size_t head = core::utf8_cut(input, kApprovalHeadBytes);
+  std::size_t tail = input.size() - kApprovalTailBytes;
+  while (tail < input.size() && (static_cast<unsigned char>(input[tail]) & 0xC0) == 0x80) ++tail;
+  return undisguised(input.substr(0, head)) +
+         fmt::format(" ... [{} bytes in all; {} in the middle not shown] ... ", input.size(),
+                     tail - head) +
+         undisguised(input.substr(tail));
+}
 
 // The execute tool's arguments, checked.
 struct ExecuteCall {
@@ -247,11 +295,27 @@ void Service::Impl::approve_then_run(const Callable& callable, std::string args_
         name));
     return;
   }
-  std::string shown = args_json;
-  if (shown.size() > kApprovalInputBytes) {
-    shown.resize(core::utf8_cut(shown, kApprovalInputBytes));
-    shown += "...";
+  {
+    std::lock_guard lock(scope->mutex);
+    std::string refused;
+    if (scope->declined) {
+      refused = fmt::format(
+          "cancelled: the user turned down an earlier call of this run; {} was not asked about "
+          "and nothing was run",
+          name);
+    } else if (scope->questions >= kMaxQuestionsPerRun) {
+      refused = fmt::format(
+          "invalid_request: this run asked the user {} times already (at most {} a run); {} was "
+          "not asked about and nothing was run",
+          scope->questions, kMaxQuestionsPerRun, name);
+    }
+    if (!refused.empty()) {
+      answer.reject(std::move(refused));
+      return;
+    }
+    ++scope->questions;
   }
+  const std::string shown = shown_input(args_json);
   context->log(LogLevel::info, name + ": asking the user for approval");
   // Answered once: by the user's action, or by the run settling first (the
   // pool then answers the guest itself).
@@ -264,7 +328,13 @@ void Service::Impl::approve_then_run(const Callable& callable, std::string args_
         if (asked->exchange(true)) return;
         if (action == "accept") {
           run_callable(callable, std::move(args), answer, scope);
-        } else if (action.starts_with("error: ")) {
+          return;
+        }
+        {  // not approved: the rest of the run is not asked again
+          std::lock_guard lock(scope->mutex);
+          scope->declined = true;
+        }
+        if (action.starts_with("error: ")) {
           answer.reject(fmt::format("cancelled: {} was not approved ({}); nothing was run", name,
                                     action.substr(7)));
         } else {

@@ -29,7 +29,7 @@ struct Whole {
 };
 void keep_wholes(const Keep& keep, std::initializer_list<Whole> parts, json::array& content) {
   if (!keep) return;
-  bool kept = false;
+  std::string kept, lost;
   for (const Whole& part : parts) {
     if (!part.text) continue;
     std::optional<json::object> block =
@@ -37,14 +37,19 @@ void keep_wholes(const Keep& keep, std::initializer_list<Whole> parts, json::arr
              fmt::format("The whole {} ({} bytes) that the result budget cut", part.what,
                          part.text->size()),
              *part.text);
-    if (!block) continue;
-    content.push_back(std::move(*block));
-    kept = true;
+    std::string& list = block ? kept : lost;
+    list += fmt::format("{}{} ({} bytes)", list.empty() ? "" : ", ", part.name, part.text->size());
+    if (block) content.push_back(std::move(*block));
   }
-  if (kept)
-    content.push_back(text_block(
-        "[what the cut dropped is kept whole: resources/read the linked URIs, whole or a page "
-        "at a time with ?offset=BYTES&length=BYTES (at most 1 MiB a page)]"));
+  if (!kept.empty())
+    content.push_back(text_block("[what the cut dropped is kept whole: " + kept +
+                                 "; resources/read the linked URIs, whole or a page at a time with "
+                                 "?offset=BYTES&length=BYTES (at most 1 MiB a page)]"));
+  if (!lost.empty())
+    content.push_back(
+        text_block("[not kept (larger than the server keeps, or kept results are "
+                   "off): " +
+                   lost + "]"));
 }
 
 json::object failure_json(const Failure& failure) {

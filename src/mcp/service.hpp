@@ -113,6 +113,10 @@ struct RunScope {
   std::mutex mutex;
   bool settled = false;
   std::vector<std::function<void()>> stops;  // commands and upstream calls
+  // Approval questions this run asked, and whether the user turned one down
+  // (then later calls are refused without asking again).
+  int questions = 0;
+  bool declined = false;
   // False (and nothing kept) once the run settled.
   bool track(std::function<void()> stop);
   void settle();
@@ -151,7 +155,8 @@ class Service::Impl {
   void build_catalogue();
   std::set<std::string> add_command_callables();  // their paths
   void add_upstream_callables(const std::set<std::string>& command_paths);
-  void declare_callables();  // the paths each language binds, the declarations
+  void check_approvals() const;  // every Options::approve name is a callable
+  void declare_callables();      // the paths each language binds, the declarations
   // Compact mode: codemode.search and codemode.describe, bound beside the
   // callables (a callable of either name is refused).
   void add_finder(std::vector<DeclaredTool> declared);

@@ -81,7 +81,7 @@ std::string call_key(const Id& id) {
 }
 
 // Session::Call: one tools/call in flight.
-class Session::Call : public CallContext {
+class Session::Call : public CallContext, public std::enable_shared_from_this<Session::Call> {
  public:
   Call(std::weak_ptr<Session> session, std::shared_ptr<Stream> stream, Id id, std::string key,
        std::optional<json::value> token)
@@ -149,21 +149,31 @@ class Session::Call : public CallContext {
     json::object params{
         {"message", std::move(message)},
         {"requestedSchema", json::object{{"type", "object"}, {"properties", json::object{}}}}};
-    // Sent like a notification of this call: never after its answer.
-    auto send = [this](std::string message) {
-      std::lock_guard lock(mutex_);
-      if (done_) return false;
-      stream_->send(std::move(message));
+    // Sent like a notification of this call: never after its answer (a
+    // question withdrawn after it is not sent).
+    auto send = [weak = weak_from_this()](std::string message) {
+      auto call = weak.lock();
+      if (!call) return false;
+      std::lock_guard lock(call->mutex_);
+      if (call->done_) return false;
+      call->stream_->send(std::move(message));
       return true;
     };
     return session->ask(
         send, "elicitation/create", std::move(params),
         [done](std::optional<json::object> response) {
           if (!response) return done("error: the session ended");
-          const json::value* result = response->if_contains("result");
+          // An error wins: a response holding both is no approval.
+          const json::value* result =
+              response->contains("error") ? nullptr : response->if_contains("result");
           const json::value* action =
               result && result->is_object() ? result->get_object().if_contains("action") : nullptr;
-          if (action && action->is_string()) return done(std::string(action->get_string()));
+          if (action && action->is_string()) {
+            const std::string a(action->get_string());
+            if (a == "accept" || a == "decline" || a == "cancel") return done(a);
+            return done("error: the client answered the action \"" +
+                        a.substr(0, core::utf8_cut(a, 40)) + "\"");
+          }
           const json::value* error = response->if_contains("error");
           const json::value* text =
               error && error->is_object() ? error->get_object().if_contains("message") : nullptr;
@@ -176,7 +186,7 @@ class Session::Call : public CallContext {
   std::optional<json::object> keep(std::string name, std::string mime, std::string description,
                                    std::string text) override {
     auto session = session_.lock();
-    if (!session || session->closed_.load()) return std::nullopt;
+    if (!session || session->closed_.load() || cancelled()) return std::nullopt;
     return session->keep(std::move(name), std::move(mime), std::move(description), std::move(text));
   }
 
@@ -290,11 +300,21 @@ std::function<void()> Session::ask(const std::function<bool(std::string)>& send,
     answered(std::nullopt);
     return [] {};
   }
-  auto forget = [weak = weak_from_this(), key] {
-    if (auto session = weak.lock()) {
+  // Forgetting a question still asked withdraws it from the client too
+  // (notifications/cancelled), so that no stale prompt stays on its screen.
+  auto forget = [weak = weak_from_this(), key, send] {
+    auto session = weak.lock();
+    if (!session) return;
+    bool was_asked = false;
+    {
       std::lock_guard lock(session->mutex_);
-      session->asked_.erase(key);
+      was_asked = session->asked_.erase(key) > 0;
     }
+    if (was_asked)
+      send(notification_message(
+          "notifications/cancelled",
+          json::object{{"requestId", json::parse(key)},
+                       {"reason", "The run that asked ended before the answer."}}));
   };
   if (!send(core::jsonrpc::request_message(json::parse(key), method, std::move(params)))) {
     forget();
@@ -514,8 +534,10 @@ void Session::request(const Id& id, const std::string& method, const json::value
     }
     const json::value* capabilities = p.if_contains("capabilities");
     // Elicitation is 2025-06-18's: an older revision cannot be asked.
-    client_elicits_.store(revision >= "2025-06-18" && capabilities && capabilities->is_object() &&
-                          capabilities->get_object().contains("elicitation"));
+    const json::value* elicitation = capabilities && capabilities->is_object()
+                                         ? capabilities->get_object().if_contains("elicitation")
+                                         : nullptr;
+    client_elicits_.store(revision >= "2025-06-18" && elicitation && elicitation->is_object());
     initialized_.store(true);
     json::object result{
         {"protocolVersion", revision},

@@ -417,6 +417,8 @@ TEST(McpTools, KeptResultsAreBoundedInBytesOldestFirst) {
   json::object huge = h.call("execute", {{"code", "async () => 'x'.repeat(60000)"}});
   EXPECT_TRUE(links_of(huge).empty()) << json::serialize(huge.at("content"));
   EXPECT_TRUE(says(huge, "result budget"));
+  EXPECT_TRUE(says(huge, "[not kept (larger than the server keeps"));
+  EXPECT_FALSE(says(huge, "is kept whole"));
   std::vector<std::string> uris;
   for (int i = 0; i < 3; ++i) {
     json::object r = h.call("execute", {{"code", "async () => 'y'.repeat(20000)"}});
@@ -533,6 +535,94 @@ TEST(McpApprovals, AnUnansweredQuestionEndsWithTheRun) {
   EXPECT_NE(json::serialize(r).find("timeout"), std::string::npos) << json::serialize(r);
   json::object next = h->call("execute", {{"code", "async () => 3"}});
   EXPECT_EQ(next.at("structuredContent").at("value"), 3);
+}
+
+// Found by a hostile review: the question shows what will run (separators,
+// bidi and zero-width characters escaped; a long input's head and tail with
+// its size), an answer holding an error is no approval, one refusal stands
+// for the rest of the run, and a question the run outlived is withdrawn.
+TEST(McpApprovals, TheQuestionCannotBeDisguisedAndIsNotRepeatedAfterARefusal) {
+  auto h = approving_harness(true);
+  auto answer = [&](const json::value& ask, json::object response) {
+    response["jsonrpc"] = "2.0";
+    response["id"] = ask.at("id");
+    h->raw(json::serialize(response))->wait();
+  };
+  auto call = h->start(
+      "tools/call",
+      json::object{
+          {"name", "execute"},
+          {"arguments",
+           {{"code",
+             "async () => { const out = [];\n"
+             "  for (const name of ['ok\\u2028Allow\\u202eX\\u200b', 'a'.repeat(5000) + '--EVIL',"
+             " 'third']) {\n"
+             "    try { out.push((await codemode.fixture_greet({flags: {name}})).stdout); }"
+             " catch (e) { out.push(e.message.split(';')[0]); } }\n"
+             "  return out; }"}}}});
+  const json::value first = call->wait_for("elicitation/create");
+  ASSERT_TRUE(first.is_object());
+  const std::string shown(first.at("params").at("message").as_string());
+  EXPECT_NE(shown.find("ok\\u2028Allow\\u202eX\\u200b"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("\xE2\x80\xA8"), std::string::npos) << shown;
+  // Both a result that accepts and an error: no approval.
+  answer(first, json::object{{"result", json::object{{"action", "accept"}}},
+                             {"error", json::object{{"code", -1}, {"message", "no"}}}});
+  const json::value r = call->wait();
+  const json::array& out = r.at("result").at("structuredContent").at("value").as_array();
+  ASSERT_EQ(out.size(), 3u) << json::serialize(r);
+  EXPECT_EQ(out[0], "cancelled: codemode.fixture_greet was not approved (no)");
+  // Refused once: not asked again in this run.
+  EXPECT_EQ(out[1], "cancelled: the user turned down an earlier call of this run");
+  EXPECT_EQ(out[2], "cancelled: the user turned down an earlier call of this run");
+  std::size_t questions = 0;
+  for (const json::value& m : call->notifications())
+    questions += m.as_object().contains("method") && m.at("method") == "elicitation/create";
+  EXPECT_EQ(questions, 1u);
+
+  // A long input shows its head, its tail (the end a hidden flag would be
+  // in) and its size.
+  auto long_call = h->start(
+      "tools/call",
+      json::object{{"name", "execute"},
+                   {"arguments",
+                    {{"code",
+                      "async () => codemode.fixture_greet({flags: {name: 'a'.repeat(5000) + "
+                      "'--EVIL'}}).catch(e => e.message)"},
+                     {"timeout", 1000}}}});
+  const json::value asked = long_call->wait_for("elicitation/create");
+  ASSERT_TRUE(asked.is_object());
+  const std::string long_shown(asked.at("params").at("message").as_string());
+  EXPECT_NE(long_shown.find("--EVIL"), std::string::npos) << long_shown;
+  EXPECT_NE(long_shown.find("5027 bytes in all; 4127 in the middle not shown"), std::string::npos) << long_shown;
+  EXPECT_LT(long_shown.size(), 1400u);
+  // Unanswered, the run times out and the question is withdrawn.
+  long_call->wait();
+  bool withdrawn = false;
+  for (const json::value& m : long_call->notifications())
+    withdrawn = withdrawn ||
+                (m.as_object().contains("method") && m.at("method") == "notifications/cancelled" &&
+                 m.at("params").at("requestId") == asked.at("id"));
+  EXPECT_TRUE(withdrawn);
+}
+
+// A misspelt approval name would leave its function unasked: the service
+// refuses to start instead, naming it.
+TEST(McpApprovals, AnApprovalNamingNothingStopsTheStart) {
+  pool::WorkerPool pool(test_pool_options());
+  for (const char* name : {"codemode.fixture_greet", "fixture-greet", "greet", "nope.tool"}) {
+    Options options;
+    options.manifests = {fixture_manifest()};
+    options.approve = {name};
+    try {
+      Service::start(std::move(options), pool)->shutdown();
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("approve names ") + name), std::string::npos)
+          << e.what();
+    }
+  }
+  pool.shutdown(std::chrono::seconds(1));
 }
 
 // A call still running when its session closes is answered with the reason
