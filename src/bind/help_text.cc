@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "core/utf8.hpp"
 
 namespace corral::bind::help {
@@ -38,12 +39,6 @@ std::size_t indent_of(std::string_view line) {
   return n;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Cut at `limit` bytes on a character boundary.
 std::string bounded(std::string text, std::size_t limit) {
   text.resize(core::utf8_cut(text, limit));
@@ -59,8 +54,8 @@ bool is_word(std::string_view s) {
 }
 
 bool is_usage_line(std::string_view trimmed) {
-  const std::string l = lower(trimmed.substr(0, 6));
-  return l == "usage:" || lower(trimmed.substr(0, 3)) == "or:";
+  const std::string l = core::ascii_lower(trimmed.substr(0, 6));
+  return l == "usage:" || core::ascii_lower(trimmed.substr(0, 3)) == "or:";
 }
 
 // A section heading: at the margin, ending in ':' ("Flags:", "Global
@@ -142,7 +137,7 @@ std::vector<std::string> word_list(std::string_view text) {
 
 // "one of (a|b|c)", "One of: a|b|c", "one of: a, b, c" in a description.
 std::vector<std::string> choices_in(std::string_view description) {
-  const std::string l = lower(description);
+  const std::string l = core::ascii_lower(description);
   const std::size_t at = l.find("one of");
   if (at == std::string::npos) return {};
   std::size_t i = at + 6;
@@ -362,7 +357,7 @@ void type_flag(HelpFlag& flag, bool optional_value, bool negatable, Style style)
     flag.review.push_back("the value is optional to the program; a call always gives one");
   }
   // A flag the help says may be repeated takes a list.
-  const std::string said = lower(flag.description);
+  const std::string said = core::ascii_lower(flag.description);
   if (flag.type == "string" && flag.choices.empty() &&
       (said.find("specified multiple times") != std::string::npos ||
        said.find("can be repeated") != std::string::npos ||
@@ -545,7 +540,7 @@ HelpPage parse(std::string_view text) {
     if (is_heading(line)) {
       end_paragraph();
       seen_structure = true;
-      const std::string l = lower(t);
+      const std::string l = core::ascii_lower(t);
       if (l == "usage:") {
         section = Section::usage;
       } else if (l.find("command") != std::string::npos) {

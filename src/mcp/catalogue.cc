@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/text.hpp"
 #include "corral/sandbox.hpp"
 #include "mcp/results.hpp"
 #include "mcp/service.hpp"
@@ -118,12 +119,6 @@ json::object execute_output_schema() {
                                       "True when console output held bytes that are not UTF-8: "
                                       "each ill-formed sequence reads U+FFFD."}}}}},
       {"required", json::array{"value"}}};
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 json::object annotations_json(const bind::Annotations& a) {
@@ -447,7 +442,7 @@ void Service::Impl::search_tools(const json::object& arguments, ResultDone done)
   std::size_t limit = 20;
   if (const json::value* q = arguments.if_contains("query"); q && !q->is_null()) {
     if (!q->is_string()) return done(refusal("search_tools: `query` must be a string"));
-    query = lower(q->get_string());
+    query = core::ascii_lower(q->get_string());
   }
   if (const json::value* l = arguments.if_contains("limit"); l && !l->is_null()) {
     if (!l->is_int64() && !l->is_uint64())
@@ -459,8 +454,8 @@ void Service::Impl::search_tools(const json::object& arguments, ResultDone done)
   json::array found;
   std::size_t total = 0;
   for (const auto& [name, entry] : commands_) {
-    const std::string haystack =
-        lower(name + " " + entry.second->description + " " + entry.second->annotations.title);
+    const std::string haystack = core::ascii_lower(name + " " + entry.second->description + " " +
+                                                   entry.second->annotations.title);
     bool all = true;
     for (const auto& w : words) all = all && haystack.find(w) != std::string::npos;
     if (!all) continue;

@@ -8,17 +8,12 @@
 #include <numeric>
 
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "core/utf8.hpp"
 
 namespace corral::mcp {
 
 namespace {
-
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The words of a lowered query: split at spaces, punctuation and the
 // separators names use (`git_status`, `git-status`, `git.status`), at most
@@ -79,8 +74,8 @@ Finder::Finder(std::vector<DeclaredTool> tools) : tools_(std::move(tools)) {
   for (const DeclaredTool& t : tools_) {
     std::string path;
     for (const std::string& segment : t.path) path += (path.empty() ? "" : ".") + segment;
-    lowered_paths_.push_back(lowered(path));
-    lowered_described_.push_back(lowered(t.description));
+    lowered_paths_.push_back(core::ascii_lower(path));
+    lowered_described_.push_back(core::ascii_lower(t.description));
     paths_.push_back(std::move(path));
   }
 }
@@ -106,7 +101,7 @@ std::string Finder::search(std::string_view input_json) const {
   const std::size_t limit =
       std::max<std::size_t>(1, count_of(input, "limit", kDefaultLimit, kMaxLimit));
   const std::size_t offset = count_of(input, "offset", 0, tools_.size());
-  const std::vector<std::string> words = words_of(lowered(query));
+  const std::vector<std::string> words = words_of(core::ascii_lower(query));
 
   // A word in the name counts three, in the description one; every hit
   // holds at least one word somewhere.

@@ -9,8 +9,8 @@
 
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
-#include <random>
 
+#include "core/text.hpp"
 #include "mcp/http_connection.hpp"
 #include "mcp/session.hpp"
 #include "server/http_route.hpp"
@@ -20,19 +20,6 @@ namespace corral::mcp {
 namespace {
 
 namespace http = boost::beast::http;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string new_session_id() {
-  std::random_device random;
-  std::string id;
-  for (int i = 0; i < 4; ++i) id += fmt::format("{:08x}", random());
-  return id;
-}
 
 // CORS: what a browser on an allowed origin may send (what it may read is in
 // http_connection.cc, with the answers).
@@ -174,8 +161,8 @@ void HttpEndpoint::handle(std::unique_ptr<server::HttpConnection> taken) {
   server::Handshake handshake;
   handshake.remote_address = connection->remote();
   for (const auto& field : connection->request()) {
-    auto [it, inserted] =
-        handshake.headers.try_emplace(lower(field.name_string()), std::string(field.value()));
+    auto [it, inserted] = handshake.headers.try_emplace(core::ascii_lower(field.name_string()),
+                                                        std::string(field.value()));
     if (!inserted) it->second += ", " + std::string(field.value());
   }
   // The first decision wins; a hook that drops its callback without deciding
@@ -283,13 +270,13 @@ namespace {
 // Whether a POST may be served: it sends JSON and accepts both JSON and SSE
 // (or anything); otherwise answers 415 or 406.
 bool acceptable_post(HttpEndpoint::Connection& connection) {
-  const std::string type = lower(connection.header("Content-Type"));
+  const std::string type = core::ascii_lower(connection.header("Content-Type"));
   if (type.find("application/json") == std::string::npos) {
     connection.respond(415, error_message(nullptr, kInvalidRequest,
                                           "Unsupported Media Type: send application/json."));
     return false;
   }
-  const std::string accept = lower(connection.header("Accept"));
+  const std::string accept = core::ascii_lower(connection.header("Accept"));
   const bool any = accept.find("*/*") != std::string::npos;
   if (!any && (accept.find("application/json") == std::string::npos ||
                accept.find("text/event-stream") == std::string::npos)) {
@@ -372,7 +359,7 @@ void HttpEndpoint::open_session(const std::shared_ptr<Connection>& connection,
     if (sessions_.size() >= options_.max_sessions) return full();
   }
   auto entry = std::make_shared<Entry>();
-  entry->id = new_session_id();
+  entry->id = core::random_hex128();
   entry->session = std::make_shared<Session>(service_);
   entry->last_used = std::chrono::steady_clock::now();
   auto collect = std::make_shared<Collect>();
@@ -421,7 +408,7 @@ void HttpEndpoint::post_to_session(const std::shared_ptr<Connection>& connection
 }
 
 void HttpEndpoint::get(const std::shared_ptr<Connection>& connection) {
-  const std::string accept = lower(connection->header("Accept"));
+  const std::string accept = core::ascii_lower(connection->header("Accept"));
   if (accept.find("text/event-stream") == std::string::npos &&
       accept.find("*/*") == std::string::npos) {
     connection->respond(406,

@@ -5,19 +5,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include <random>
 #include <stdexcept>
+
+#include "core/text.hpp"
 
 namespace corral::mcp {
 
 namespace {
-
-std::string random_hex128() {
-  std::random_device random;  // the kernel's getrandom(): not guessable
-  std::string out;
-  for (int i = 0; i < 4; ++i) out += fmt::format("{:08x}", random());
-  return out;
-}
 
 // `text`'s value for `key` in a query "a=1&b=2"; nothing when absent.
 std::optional<std::size_t> query_number(std::string_view query, std::string_view key) {
@@ -61,7 +55,7 @@ std::optional<std::string> ResultStore::keep(std::uint64_t owner, std::string na
                                              std::string text) {
   if (text.size() > max_bytes_) return std::nullopt;
   Entry e{owner,
-          std::string(kScheme) + random_hex128() + "/" + name,
+          std::string(kScheme) + core::random_hex128() + "/" + name,
           std::move(name),
           std::move(mime),
           std::move(description),

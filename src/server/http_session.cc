@@ -7,6 +7,7 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/json.hpp>
 
+#include "core/text.hpp"
 #include "server/http_route.hpp"
 #include "server/websocket_session.hpp"
 
@@ -16,14 +17,6 @@ namespace {
 
 // Probes and upgrades carry no body worth reading; anything larger is refused.
 constexpr std::uint64_t kBodyLimit = 64 * 1024;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // Owns one identity decision: the first call wins; dropping every copy of
 // the callback without a call refuses the caller.
@@ -357,7 +350,7 @@ void HttpSession::handle_upgrade() {
   Handshake handshake;
   handshake.remote_address = remote_address_;
   for (const auto& field : request_) {
-    std::string name = lower(field.name_string());
+    std::string name = core::ascii_lower(field.name_string());
     auto [it, inserted] = handshake.headers.try_emplace(name, field.value());
     if (!inserted) {
       it->second += ", ";

@@ -8,6 +8,8 @@
 #include <boost/json.hpp>
 #include <stdexcept>
 
+#include "core/text.hpp"
+
 namespace corral::server {
 
 namespace {
@@ -19,13 +21,6 @@ constexpr std::size_t kMaxShown = 80;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = lower(c);
-  return out;
-}
 
 // A value as shown in a refusal or a log line: printable ASCII only (no
 // spaces), cut short.
@@ -115,7 +110,7 @@ bool parse_name(std::string_view text, Authority& out) {
   }
   if (numeric_label(last)) return false;
   out.kind = Authority::Kind::name;
-  out.host = lowered(text);
+  out.host = core::ascii_lower(text);
   out.loopback = out.host == "localhost";
   return true;
 }
@@ -136,7 +131,7 @@ bool parse_ipv6(std::string_view text, Authority& out) {
   // Built by appending: GCC 12's -O3 flags `"[" + std::string` with a
   // false -Wrestrict (as in v8/guest.cc).
   out.host.assign(1, '[');
-  out.host += lowered(inner);
+  out.host += core::ascii_lower(inner);
   out.host += ']';
   out.loopback = std::equal(std::begin(parsed.s6_addr), std::end(parsed.s6_addr),
                             std::begin(kLoopback.s6_addr));
@@ -202,7 +197,7 @@ std::optional<Origin> parse_origin(std::string_view text) {
   auto authority = parse_authority(text.substr(sep + 3));
   if (!authority) return std::nullopt;
   Origin origin;
-  origin.scheme = lowered(scheme);
+  origin.scheme = core::ascii_lower(scheme);
   origin.authority = std::move(*authority);
   if (origin.authority.port) {
     origin.port = *origin.authority.port;
