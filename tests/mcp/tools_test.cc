@@ -594,7 +594,8 @@ TEST(McpApprovals, TheQuestionCannotBeDisguisedAndIsNotRepeatedAfterARefusal) {
   ASSERT_TRUE(asked.is_object());
   const std::string long_shown(asked.at("params").at("message").as_string());
   EXPECT_NE(long_shown.find("--EVIL"), std::string::npos) << long_shown;
-  EXPECT_NE(long_shown.find("5027 bytes in all; 4127 in the middle not shown"), std::string::npos) << long_shown;
+  EXPECT_NE(long_shown.find("5027 bytes in all; 4127 in the middle not shown"), std::string::npos)
+      << long_shown;
   EXPECT_LT(long_shown.size(), 1400u);
   // Unanswered, the run times out and the question is withdrawn.
   long_call->wait();
