@@ -661,6 +661,21 @@ async function notUtf8Calls(client) {
   assert.ok(tools.some((t) => t.name === 'bytes_bad_byte'));
 }
 
+// A `corral mcp` process after hostile input: its descriptors back within
+// FD_SLACK of `start` (closes arrive asynchronously), VmRSS within
+// RSS_SLACK_KIB, and nothing in its stderr `log` about terminate or abort.
+async function assertStdioServerHealthy(pid, start, log, label) {
+  const now = await pollUntil(() => {
+    const s = procStats(pid);
+    return s.fds <= start.fds + FD_SLACK ? s : null;
+  }, 5_000) || procStats(pid);
+  console.log(`# ${label}: fds ${start.fds} -> ${now.fds}, VmRSS ` +
+    `${(start.rssKiB / 1024).toFixed(1)} -> ${(now.rssKiB / 1024).toFixed(1)} MiB`);
+  assert.ok(now.fds <= start.fds + FD_SLACK, log);
+  assert.ok(now.rssKiB <= start.rssKiB + RSS_SLACK_KIB, log);
+  assert.ok(!/terminate|abort/i.test(log), log);
+}
+
 test('corral mcp over stdio: a bound command printing bytes that are not UTF-8', async () => {
   const transport = new StdioClientTransport({
     command: corral, args: ['mcp', '--mcp-manifest', notUtf8, '--max-workers', '1'], stderr: 'pipe',
@@ -674,15 +689,7 @@ test('corral mcp over stdio: a bound command printing bytes that are not UTF-8',
     await client.callTool({ name: 'execute', arguments: { code: '1' } });
     const start = procStats(pid);
     await notUtf8Calls(client);
-    const now = await pollUntil(() => {
-      const s = procStats(pid);
-      return s.fds <= start.fds + FD_SLACK ? s : null;
-    }, 5_000) || procStats(pid);
-    console.log(`# corral mcp (stdio): fds ${start.fds} -> ${now.fds}, VmRSS ` +
-      `${(start.rssKiB / 1024).toFixed(1)} -> ${(now.rssKiB / 1024).toFixed(1)} MiB`);
-    assert.ok(now.fds <= start.fds + FD_SLACK, log);
-    assert.ok(now.rssKiB <= start.rssKiB + RSS_SLACK_KIB, log);
-    assert.ok(!/terminate|abort/i.test(log), log);
+    await assertStdioServerHealthy(pid, start, log, 'corral mcp (stdio)');
   } finally {
     await client.close();
   }
@@ -762,15 +769,7 @@ test('corral mcp over stdio: megabytes of hostile TypeScript in execute', async 
     }
     const enumAt = await client.callTool({ name: 'execute', arguments: { code: inputs[4][1] } });
     assert.match(enumAt.content[0].text, /50002:1/);
-    const now = await pollUntil(() => {
-      const s = procStats(pid);
-      return s.fds <= start.fds + FD_SLACK ? s : null;
-    }, 5_000) || procStats(pid);
-    console.log(`# corral mcp after hostile TypeScript: fds ${start.fds} -> ${now.fds}, VmRSS ` +
-      `${(start.rssKiB / 1024).toFixed(1)} -> ${(now.rssKiB / 1024).toFixed(1)} MiB`);
-    assert.ok(now.fds <= start.fds + FD_SLACK, log);
-    assert.ok(now.rssKiB <= start.rssKiB + RSS_SLACK_KIB, log);
-    assert.ok(!/terminate|abort/i.test(log), log);
+    await assertStdioServerHealthy(pid, start, log, 'corral mcp after hostile TypeScript');
   } finally {
     await client.close();
   }

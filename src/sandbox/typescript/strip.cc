@@ -290,6 +290,14 @@ class Parser {
 
   // ---- types --------------------------------------------------------------
   void parse_type(bool allow_conditional = true);
+  // `A, B<C>, D`: heritage lists (`implements`, an interface's `extends`).
+  void parse_types() {
+    parse_type();
+    while (is(",")) {
+      next();
+      parse_type();
+    }
+  }
   void parse_union();
   void parse_intersection();
   void parse_type_operator();
@@ -702,11 +710,7 @@ void Parser::parse_class() {
   if (is_name("implements")) {
     const std::uint32_t at = tok_.begin;
     next();
-    parse_type();
-    while (is(",")) {
-      next();
-      parse_type();
-    }
+    parse_types();
     erase(at, prev_end_);
   }
   expect("{");
@@ -867,11 +871,7 @@ void Parser::parse_declare(std::uint32_t begin) {
     if (is_name("extends") || is_name("implements")) {  // types, with their own braces
       while (is_name("extends") || is_name("implements")) {
         next();
-        parse_type();
-        while (is(",")) {
-          next();
-          parse_type();
-        }
+        parse_types();
       }
     }
     if (!is("{")) fail();
@@ -911,11 +911,7 @@ void Parser::parse_interface(std::uint32_t begin) {
   if (is("<")) parse_type_parameters();
   if (is_name("extends")) {
     next();
-    parse_type();
-    while (is(",")) {
-      next();
-      parse_type();
-    }
+    parse_types();
   }
   if (!is("{")) fail();
   skip_balanced();
