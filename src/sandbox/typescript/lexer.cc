@@ -1,5 +1,9 @@
 #include "sandbox/typescript/lexer.hpp"
 
+#include <array>
+#include <bit>
+#include <cstring>
+
 #include "core/utf8.hpp"
 
 namespace corral::sandbox::typescript {
@@ -39,13 +43,47 @@ bool is_unicode_space(std::int32_t cp) {
          cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
 }
 
-bool is_ascii_name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '\\';
+// One table lookup per byte instead of a chain of comparisons: the lexer
+// runs over every byte of every TypeScript run.
+enum CharClass : std::uint8_t {
+  kBlank = 1,      // space, tab, vertical tab, form feed
+  kNameStart = 2,  // a-z A-Z _ $ and `\` (a \u escape)
+  kNamePart = 4,   // kNameStart and 0-9
+  kDigit = 8,
+  kTrivia = 16,  // where trivia may start: blanks, \n, \r, `/`, and bytes >= 0x80
+};
+
+constexpr std::array<std::uint8_t, 256> make_classes() {
+  std::array<std::uint8_t, 256> classes{};
+  for (int c = 0; c < 256; ++c) {
+    std::uint8_t k = 0;
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (c == ' ' || c == '\t' || c == '\v' || c == '\f') k |= kBlank | kTrivia;
+    if (alpha || c == '_' || c == '$' || c == '\\') k |= kNameStart | kNamePart;
+    if (c >= '0' && c <= '9') k |= kDigit | kNamePart;
+    if (c == '\n' || c == '\r' || c == '/' || c >= 0x80) k |= kTrivia;
+    classes[static_cast<std::size_t>(c)] = k;
+  }
+  return classes;
 }
+constexpr std::array<std::uint8_t, 256> kClasses = make_classes();
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+[[gnu::always_inline]] inline bool has(char c, CharClass k) {
+  return (kClasses[static_cast<unsigned char>(c)] & k) != 0;
+}
+bool is_ascii_name_start(char c) { return has(c, kNameStart); }
+bool is_digit(char c) { return has(c, kDigit); }
+bool is_ascii_name_part(char c) { return has(c, kNamePart); }
 
-bool is_ascii_name_part(char c) { return is_ascii_name_start(c) || is_digit(c); }
+// pack8 of source[begin, end) (lexer.hpp), one load where 8 bytes are there.
+std::uint64_t pack_token(std::string_view s, std::uint32_t begin, std::uint32_t end) {
+  const std::uint32_t length = end - begin;
+  if (std::size_t{begin} + 8 > s.size()) return pack8(s.substr(begin, length));
+  std::uint64_t word = 0;
+  std::memcpy(&word, s.data() + begin, 8);
+  if constexpr (std::endian::native != std::endian::little) return pack8(s.substr(begin, length));
+  return length >= 8 ? word : word & ((std::uint64_t{1} << (8 * length)) - 1);
+}
 
 }  // namespace
 
@@ -70,11 +108,15 @@ std::uint32_t Lexer::skip_trivia(std::uint32_t pos, bool& newline) const {
   }
   while (pos < n) {
     const char c = s[pos];
-    if (const std::uint32_t lt = line_terminator_at(s, pos)) {
+    if (!has(c, kTrivia)) break;
+    if (has(c, kBlank)) {
+      ++pos;
+    } else if (c == '\n') {
+      newline = true;
+      ++pos;
+    } else if (const std::uint32_t lt = line_terminator_at(s, pos)) {
       newline = true;
       pos += lt;
-    } else if (c == ' ' || c == '\t' || c == '\v' || c == '\f') {
-      ++pos;
     } else if (c == '/' && pos + 1 < n && s[pos + 1] == '/') {
       while (pos < n && line_terminator_at(s, pos) == 0) ++pos;
     } else if (c == '/' && pos + 1 < n && s[pos + 1] == '*') {
@@ -99,7 +141,9 @@ std::uint32_t Lexer::scan_name_tail(std::uint32_t pos) const {
   const std::string_view s = source_;
   while (pos < s.size()) {
     const char c = s[pos];
-    if (c == '\\') {  // \uXXXX or \u{...}
+    if (has(c, kNamePart) && c != '\\') {
+      ++pos;
+    } else if (c == '\\') {  // \uXXXX or \u{...}
       ++pos;
       if (pos < s.size() && s[pos] == 'u') ++pos;
       if (pos < s.size() && s[pos] == '{') {
@@ -108,8 +152,6 @@ std::uint32_t Lexer::scan_name_tail(std::uint32_t pos) const {
       } else {
         for (int i = 0; i < 4 && pos < s.size() && is_ascii_name_part(s[pos]); ++i) ++pos;
       }
-    } else if (is_ascii_name_part(c)) {
-      ++pos;
     } else if (static_cast<unsigned char>(c) >= 0x80) {
       const Decoded d = decode(s, pos);
       if (is_unicode_space(d.code_point) || d.code_point == 0x2028 || d.code_point == 0x2029) break;
@@ -250,9 +292,14 @@ std::uint32_t Lexer::scan_punct(std::uint32_t pos) const {
 
 Token Lexer::scan(std::uint32_t pos) const {
   Token token;
-  pos = skip_trivia(pos, token.newline_before);
-  token.begin = pos;
   const std::string_view s = source_;
+  // Most tokens follow a single space or none: skip_trivia only where more
+  // may come.
+  if (pos < s.size() && s[pos] == ' ') ++pos;
+  if (pos == 0 || (pos < s.size() && has(s[pos], kTrivia))) {
+    pos = skip_trivia(pos, token.newline_before);
+  }
+  token.begin = pos;
   if (pos >= s.size()) {
     token.kind = Tok::eof;
     token.end = pos;
@@ -281,7 +328,7 @@ Token Lexer::scan(std::uint32_t pos) const {
     token.kind = Tok::punct;
     token.end = scan_punct(pos);
   }
-  token.word = pack8(s.substr(token.begin, token.end - token.begin));
+  token.word = pack_token(s, token.begin, token.end);
   return token;
 }
 

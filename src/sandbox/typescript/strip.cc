@@ -20,11 +20,11 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/utf8.hpp"
 #include "sandbox/typescript/lexer.hpp"
+#include "sandbox/typescript/position_map.hpp"
 
 namespace corral::sandbox::typescript {
 namespace {
@@ -177,14 +177,14 @@ class Parser {
   void erase_whole(std::uint32_t begin, std::uint32_t end) {
     while (!puts_.empty() && puts_.back().at >= begin) puts_.pop_back();
     erase(begin, end);
-    if (separated_starts_.count(begin) == 0) puts_.push_back({begin, ';'});
+    if (!separated_starts_.contains(begin)) puts_.push_back({begin, ';'});
   }
   // Notes that the statement or member starting here follows a separator.
   void note_start(bool class_member) {
     const bool separated = tok_.begin == first_begin_ ||
                            (prev_.kind == Tok::punct && (spells(prev_, ";") || spells(prev_, "{") ||
                                                          (class_member && spells(prev_, "}"))));
-    if (separated) separated_starts_.insert(tok_.begin);
+    if (separated) separated_starts_.set(tok_.begin, 1);
   }
   // `c` written over the last character before `end`.
   void put_before(std::uint32_t end, char c) {
@@ -317,11 +317,12 @@ class Parser {
   std::uint64_t work_budget_;
   std::uintptr_t stack_base_;  // the frame that made the parser (stacks grow down)
   // Where each `(` skip_balanced has passed closes (the end of its `)`).
-  std::unordered_map<std::uint32_t, std::uint32_t> paren_end_;
+  PositionMap paren_end_;
+  std::vector<std::pair<char, std::uint32_t>> open_brackets_;  // skip_balanced's
   Token tok_;
   Token prev_;  // the token before tok_
   std::uint32_t first_begin_ = 0;
-  std::unordered_set<std::uint32_t> separated_starts_;
+  PositionMap separated_starts_;  // a set: the values are 1
   std::uint32_t prev_end_ = 0;
   std::uint32_t furthest_ = 0;
   int depth_ = 0;
@@ -333,9 +334,9 @@ class Parser {
   std::uint32_t body_start_ = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
   std::vector<Put> puts_;
-  std::unordered_set<std::uint32_t> arrow_failed_at_;
+  PositionMap arrow_failed_at_;  // a set: the values are 1
   // Type arguments by the position of their `<`: where they end, or 0.
-  std::unordered_map<std::uint32_t, std::uint32_t> type_arguments_end_;
+  PositionMap type_arguments_end_;
 };
 
 // ---- statements -------------------------------------------------------------
@@ -1101,8 +1102,11 @@ bool Parser::parse_export(std::uint32_t begin) {
 void Parser::skip_balanced() {
   // The closers expected ('`' for a template substitution) and where each
   // bracket opened, so every `(` passed on the way is remembered as closed
-  // (might_be_arrow then never scans the same parentheses twice).
-  std::vector<std::pair<char, std::uint32_t>> open;
+  // (might_be_arrow then never scans the same parentheses twice). The
+  // vector is the parser's, so its memory is reused (this runs for most
+  // parenthesised expressions).
+  std::vector<std::pair<char, std::uint32_t>>& open = open_brackets_;
+  open.clear();
   do {
     if (tok_.kind == Tok::eof) fail();
     if (tok_.kind == Tok::template_head) {
@@ -1120,7 +1124,7 @@ void Parser::skip_balanced() {
         } else if (open.back().first != c) {
           fail();
         } else {
-          if (c == ')') paren_end_.emplace(open.back().second, tok_.end);
+          if (c == ')') paren_end_.add(open.back().second, tok_.end);
           open.pop_back();
         }
       }
@@ -1201,8 +1205,8 @@ void Parser::parse_assignment() {
 // an arrow's parameter list only makes the attempt that follows fail.
 bool Parser::might_be_arrow() {
   if (!is("(")) return true;  // `<T>(...)`, `async x`: attempted directly
-  if (const auto known = paren_end_.find(tok_.begin); known != paren_end_.end()) {
-    const Token after = scan(known->second);
+  if (const std::uint32_t* known = paren_end_.find(tok_.begin)) {
+    const Token after = scan(*known);
     return after.kind == Tok::punct &&
            ((spells(after, "=>") && !after.newline_before) || spells(after, ":"));
   }
@@ -1221,13 +1225,13 @@ bool Parser::might_be_arrow() {
 
 bool Parser::try_arrow(bool in_conditional) {
   const std::uint32_t at = tok_.begin;
-  if (arrow_failed_at_.count(at) != 0) return false;
+  if (arrow_failed_at_.contains(at)) return false;
   if (!might_be_arrow()) {
-    arrow_failed_at_.insert(at);
+    arrow_failed_at_.set(at, 1);
     return false;
   }
   if (attempt([&] { parse_arrow(in_conditional); })) return true;
-  arrow_failed_at_.insert(at);
+  arrow_failed_at_.set(at, 1);
   return false;
 }
 
@@ -1907,12 +1911,13 @@ void Parser::parse_template_type() {
 // same `<` is read once however often an outer reading is retried.
 void Parser::parse_type_arguments() {
   const std::uint32_t at = tok_.begin;
-  if (const auto known = type_arguments_end_.find(at); known != type_arguments_end_.end()) {
-    if (known->second == 0) fail();
+  if (const std::uint32_t* known_end = type_arguments_end_.find(at)) {
+    const std::uint32_t end = *known_end;
+    if (end == 0) fail();
     // As if read again: the closing `>` is the token before the next.
-    prev_ = Token{Tok::punct, known->second - 1, known->second, false, pack8(">")};
-    prev_end_ = known->second;
-    tok_ = scan(known->second);
+    prev_ = Token{Tok::punct, end - 1, end, false, pack8(">")};
+    prev_end_ = end;
+    tok_ = scan(end);
     return;
   }
   try {
@@ -1925,13 +1930,13 @@ void Parser::parse_type_arguments() {
     }
     expect(">");
   } catch (const ParseFail&) {
-    type_arguments_end_[at] = 0;
+    type_arguments_end_.set(at, 0);
     throw;
   } catch (const LexError&) {
-    type_arguments_end_[at] = 0;
+    type_arguments_end_.set(at, 0);
     throw;
   }
-  type_arguments_end_[at] = prev_end_;
+  type_arguments_end_.set(at, prev_end_);
 }
 
 // <const T extends U = V, in out W>
