@@ -8,8 +8,12 @@
 
 #include <pthread.h>
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "sandbox/typescript/position_map.hpp"
 
 namespace corral::sandbox::typescript {
 namespace {
@@ -31,6 +35,38 @@ void expect_refused(const std::string& ts, const std::string& construct, std::si
   ASSERT_EQ(r.status, Status::refused) << ts << "\n" << r.code;
   EXPECT_EQ(r.reason.rfind(construct, 0), 0u) << r.reason;
   EXPECT_EQ(r.line, line) << r.reason;
+}
+
+// The stripper's memo map against std::map: set replaces, add keeps, key 0
+// and the largest key are keys like any other, and growth loses nothing.
+TEST(PositionMap, BehavesAsAMapThroughGrowth) {
+  PositionMap map;
+  std::map<std::uint32_t, std::uint32_t> reference;
+  EXPECT_EQ(map.find(0), nullptr);
+  std::mt19937 random(7);
+  for (int i = 0; i < 5000; ++i) {
+    const std::uint32_t key = i == 0   ? 0u
+                              : i == 1 ? 0xFFFFFFFEu
+                                       : static_cast<std::uint32_t>(random() % 3000);
+    const auto value = static_cast<std::uint32_t>(random());
+    if (i % 3 == 0) {
+      map.add(key, value);
+      reference.emplace(key, value);
+    } else {
+      map.set(key, value);
+      reference[key] = value;
+    }
+  }
+  for (std::uint32_t key = 0; key < 3000; ++key) {
+    const std::uint32_t* found = map.find(key);
+    const auto it = reference.find(key);
+    ASSERT_EQ(found != nullptr, it != reference.end()) << key;
+    if (found) {
+      EXPECT_EQ(*found, it->second) << key;
+    }
+  }
+  ASSERT_NE(map.find(0xFFFFFFFEu), nullptr);
+  EXPECT_EQ(*map.find(0xFFFFFFFEu), reference.at(0xFFFFFFFEu));
 }
 
 TEST(TypeScript, AnnotationsBecomeSpaces) {
