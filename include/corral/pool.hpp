@@ -134,7 +134,7 @@ struct Event {
   enum class Kind {
     worker_started,      // worker, pid
     worker_exited,       // worker, pid, exit
-    execution_started,   // worker
+    execution_started,   // worker, pid, duration (how long it waited for a slot)
     execution_finished,  // worker, outcome (nullopt = ok), duration
     queued,
     rejected,  // rejection
@@ -142,6 +142,7 @@ struct Event {
   };
   Kind kind = Kind::queued;
   std::uint64_t worker = 0;  // the pool's number for the worker (1, 2, ...)
+  std::uint64_t ticket = 0;  // execution_started: the run's Ticket (submit's answer)
   int pid = 0;
   std::optional<WorkerExit> exit{};
   std::optional<FailureCode> outcome{};

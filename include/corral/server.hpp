@@ -131,6 +131,22 @@ MetricsSource own_metrics();
 using corral::Logger;
 using corral::LogLevel;
 
+// ExecutionRecord: one execute request answered (or refused after it was
+// read), for the host's log: who, which, how it ended and what it took.
+struct ExecutionRecord {
+  std::string identity;                // the identity hook's answer ("anonymous" without one)
+  std::string id;                      // the request's JSON-RPC id, as JSON text
+  std::string language;                // "javascript", "typescript" or "ruby"; empty if unread
+  std::optional<FailureCode> failure;  // nullopt: the run succeeded
+  double seconds = 0;                  // request read to answer sent to the writer
+  double queue_seconds = 0;            // waited for a worker slot
+  double run_seconds = 0;              // inside the worker (Usage::wall_time)
+  std::uint64_t tool_calls = 0;
+  std::uint64_t output_bytes = 0;    // stdout and stderr the guest wrote
+  std::uint64_t response_bytes = 0;  // the result envelope sent back
+  std::uint64_t worker = 0;          // the pool's number for the worker; 0: none ran it
+};
+
 // Options: every field has a default. validate() says which is wrong.
 struct Options {
   // TCP host (an address or a name resolved once at listen) and port; port 0
@@ -215,6 +231,9 @@ struct Options {
   bool instrumented = true;
   // Unset: warnings and errors go to stderr.
   Logger logger;
+  // Called once per execute request answered, on a server thread; must not
+  // throw. Unset: nothing is recorded.
+  std::function<void(const ExecutionRecord&)> on_execution;
   // Threads running the server's event loop.
   std::size_t io_threads = 1;
 };

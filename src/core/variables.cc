@@ -42,6 +42,7 @@ const std::string_view kSettingVariables[] = {
     "CORRAL_SHUTDOWN_GRACE",
     "CORRAL_AUTH_TOKEN",
     "CORRAL_AUTH_TOKEN_FILE",
+    "CORRAL_ALLOW_UNAUTHENTICATED",
     "CORRAL_ADMIN_HOST",
     "CORRAL_ADMIN_PORT",
     "CORRAL_ADMIN",

@@ -78,6 +78,7 @@ void Daemon::start() {
   server::Options options = to_server_options(settings_);
   use_tokens_in_force(options);
   options.logger = log_.logger();
+  options.on_execution = log_.execution_recorder();
   mcp::HttpOptions mcp_http;
   if (settings_.mcp) mcp_http = prepare_mcp_mount(options);
   server_ = std::make_unique<server::Server>(std::move(options));

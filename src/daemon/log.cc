@@ -55,17 +55,29 @@ Log::Log(std::string_view level, LogFormat format)
     : threshold_(parse_level(level)), format_(format) {}
 
 void Log::write(server::LogLevel level, std::string_view message) {
+  write(level, message, boost::json::object());
+}
+
+void Log::write(server::LogLevel level, std::string_view message,
+                const boost::json::object& fields) {
   if (static_cast<int>(level) < static_cast<int>(threshold_)) return;
   std::string line;
   if (format_ == LogFormat::json) {
     boost::json::object o{{"time", timestamp()},
                           {"level", level_name(level)},
                           {"message", boost::json::string_view(message.data(), message.size())}};
+    for (const auto& field : fields) o.emplace(field.key(), field.value());
     line = core::json::serialize(o);
   } else {
     line = timestamp() + " " + std::string(level_name(level));
     line.resize(std::max<std::size_t>(line.size() + 1, 31), ' ');
     line += message;
+    for (const auto& field : fields) {
+      line += ' ';
+      line += field.key();
+      line += '=';
+      line += core::json::serialize(field.value());
+    }
   }
   line += '\n';
   std::lock_guard lock(g_write_mutex);
@@ -79,6 +91,37 @@ void Log::flush() {
 
 server::Logger Log::logger() {
   return [this](server::LogLevel level, const std::string& message) { write(level, message); };
+}
+
+std::function<void(const server::ExecutionRecord&)> Log::execution_recorder() {
+  return [this](const server::ExecutionRecord& r) {
+    if (static_cast<int>(server::LogLevel::info) < static_cast<int>(threshold_)) return;
+    // The id as the caller sent it (JSON), unless it is long: then its
+    // first bytes as a string and its size.
+    constexpr std::size_t kIdShown = 256;
+    boost::json::value id;
+    if (r.id.size() <= kIdShown) {
+      boost::system::error_code error;
+      id = boost::json::parse(r.id, error);
+      if (error) id = boost::json::string(r.id);
+    } else {
+      id = boost::json::string(r.id.substr(0, kIdShown));
+    }
+    boost::json::object fields{{"identity", r.identity},
+                               {"id", id},
+                               {"language", r.language},
+                               {"outcome", r.failure ? "failure" : "ok"}};
+    if (r.failure) fields["failure"] = to_string(*r.failure);
+    fields["seconds"] = r.seconds;
+    fields["queue_seconds"] = r.queue_seconds;
+    fields["run_seconds"] = r.run_seconds;
+    fields["tool_calls"] = r.tool_calls;
+    fields["output_bytes"] = r.output_bytes;
+    fields["response_bytes"] = r.response_bytes;
+    fields["worker"] = r.worker;
+    if (r.id.size() > kIdShown) fields["id_bytes"] = r.id.size();
+    write(server::LogLevel::info, "execution", fields);
+  };
 }
 
 }  // namespace corral::daemon

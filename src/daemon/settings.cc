@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "daemon/tokens.hpp"
 #include "server/request_guard.hpp"
@@ -29,6 +30,27 @@ std::string_view to_string(Source source) noexcept {
 }
 
 namespace {
+
+// Whether the executor's listener can be reached from other machines: a
+// wildcard or non-loopback address, or a host name other than localhost
+// (a unix socket is not).
+bool reachable_beyond_loopback(const Settings& settings) {
+  if (!settings.socket_path.empty()) return false;
+  using Scope = server::RequestGuard::Scope;
+  switch (server::RequestGuard::scope_of(settings.host)) {
+    case Scope::loopback:
+      return false;
+    case Scope::wildcard:
+    case Scope::network:
+      return true;
+    case Scope::local_socket: {  // not an address: a name
+      std::string name = core::ascii_lower(settings.host);
+      if (!name.empty() && name.back() == '.') name.pop_back();
+      return name != "localhost";
+    }
+  }
+  return true;
+}
 
 using Apply = std::function<void(const std::string& text, const std::string& what, Settings&)>;
 
@@ -357,6 +379,9 @@ void declare_access(Declare& add, const Settings& d) {
       true);
   add("auth-token-file", "File of bearer tokens, one a line", "",
       text(&Settings::auth_token_file, "FILE"));
+  add("allow-unauthenticated",
+      "Serve without a token on an address beyond loopback (refused otherwise)", "false",
+      boolean(&Settings::allow_unauthenticated));
   add("admin-host", "Address of the admin listener", d.admin_host,
       text(&Settings::admin_host, "ADDRESS"));
   add("admin-port", "Port of the admin listener (0: any free port)", std::to_string(d.admin_port),
@@ -476,6 +501,17 @@ std::optional<Settings> SettingsParser::parse(
   }
   if (!settings.auth_token.empty() && !settings.auth_token_file.empty()) {
     errors.push_back("--auth-token or CORRAL_AUTH_TOKEN: give a token or a token file, not both");
+  }
+  // Deny by default: an executor other machines can reach runs their code,
+  // so it needs a token unless its operator says, in so many words, that it
+  // is open (a pod behind its own authenticating proxy, say).
+  if (settings.auth_token.empty() && settings.auth_token_file.empty() &&
+      !settings.allow_unauthenticated && reachable_beyond_loopback(settings)) {
+    errors.push_back("--host or CORRAL_HOST: " + settings.host +
+                     " is reachable beyond loopback and no --auth-token or --auth-token-file "
+                     "(CORRAL_AUTH_TOKEN, CORRAL_AUTH_TOKEN_FILE) is set: give one, or set "
+                     "--allow-unauthenticated (CORRAL_ALLOW_UNAUTHENTICATED=true) to serve "
+                     "without");
   }
   if (!errors.empty()) return std::nullopt;
   if (settings.workers == 0) settings.workers = std::max(1u, std::thread::hardware_concurrency());

@@ -57,6 +57,8 @@ struct Settings {
   Milliseconds shutdown_grace{30'000};
   std::string auth_token;
   std::string auth_token_file;
+  // Without a token, a host beyond loopback is refused unless this is set.
+  bool allow_unauthenticated = false;
   std::string admin_host = "127.0.0.1";
   std::uint16_t admin_port = 8081;
   bool admin = true;

@@ -161,7 +161,11 @@ void WorkerPool::Impl::start(const std::shared_ptr<Pending>& pending,
     watch_memory();
   }
   update_gauges();
-  emit({.kind = Event::Kind::execution_started, .worker = worker->number, .pid = worker->pid});
+  emit({.kind = Event::Kind::execution_started,
+        .worker = worker->number,
+        .ticket = pending->ticket,
+        .pid = worker->pid,
+        .duration = pending->started - pending->submitted});
 }
 
 void WorkerPool::Impl::cancel_on_loop(Ticket ticket) {

@@ -75,6 +75,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
     Request request;
     Completion done;
     std::shared_ptr<Worker> worker;
+    Clock::time_point submitted = Clock::now();  // when submit() took it
     Clock::time_point started;
     std::unique_ptr<asio::steady_timer> backstop;
     bool settled = false;

@@ -44,6 +44,10 @@ struct Run {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::atomic<bool> settled{false};
   std::weak_ptr<Caller> caller;
+  // For the execution record: the pool's ticket once submitted (0 before),
+  // and what was asked.
+  std::atomic<std::uint64_t> ticket{0};
+  std::string language;
 };
 
 // The dispatcher a pool::Request carries for `run`.

@@ -392,6 +392,8 @@ void HttpSession::on_decision(Decision decision) {
     return;
   }
   upgraded_ = true;
+  state_->log(LogLevel::debug, fmt::format("accepted a WebSocket connection from {} as {}",
+                                           remote_address_, decision.identity));
   auto session = std::make_shared<WebSocketSession>(state_, std::move(stream_),
                                                     std::move(decision.identity), remote_address_);
   session->hold(std::move(slot_));

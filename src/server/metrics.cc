@@ -4,6 +4,8 @@
 
 #include <cassert>
 
+#include "server/process_metrics.hpp"
+
 namespace corral::server {
 
 void Metrics::connection_opened() noexcept {
@@ -25,14 +27,49 @@ void Metrics::connection_rejected() noexcept {
   rejections_.fetch_add(1);
 }
 
+namespace {
+
+// One observation into a histogram whose buckets are kept non-cumulative.
+template <std::size_t N>
+void observe(const std::array<double, N>& bounds,
+             std::array<std::atomic<std::uint64_t>, N>& buckets, std::atomic<std::uint64_t>& count,
+             std::atomic<std::uint64_t>& sum_micros, double seconds) noexcept {
+  std::size_t bucket = 0;
+  while (bucket < N && seconds > bounds[bucket]) ++bucket;
+  if (bucket < N) buckets[bucket].fetch_add(1);
+  count.fetch_add(1);
+  sum_micros.fetch_add(static_cast<std::uint64_t>(seconds > 0 ? seconds * 1e6 : 0));
+}
+
+template <std::size_t N>
+void histogram(std::string& out, std::string_view name, const std::array<double, N>& bounds,
+               const std::array<std::atomic<std::uint64_t>, N>& buckets,
+               const std::atomic<std::uint64_t>& count,
+               const std::atomic<std::uint64_t>& sum_micros) {
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    cumulative += buckets[i].load();
+    fmt::format_to(std::back_inserter(out), "{}_bucket{{le=\"{}\"}} {}\n", name, bounds[i],
+                   cumulative);
+  }
+  const std::uint64_t total = count.load();
+  fmt::format_to(std::back_inserter(out), "{}_bucket{{le=\"+Inf\"}} {}\n", name, total);
+  fmt::format_to(std::back_inserter(out), "{}_sum {}\n", name,
+                 static_cast<double>(sum_micros.load()) / 1e6);
+  fmt::format_to(std::back_inserter(out), "{}_count {}\n", name, total);
+}
+
+}  // namespace
+
 void Metrics::execution_finished(std::optional<FailureCode> outcome, double seconds) noexcept {
   if (!instrumented_) return;
   executions_[outcome ? 1 + static_cast<int>(*outcome) : 0].fetch_add(1);
-  std::size_t bucket = 0;
-  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
-  if (bucket < kBuckets.size()) buckets_[bucket].fetch_add(1);
-  duration_count_.fetch_add(1);
-  duration_sum_micros_.fetch_add(static_cast<std::uint64_t>(seconds * 1e6));
+  observe(kBuckets, buckets_, duration_count_, duration_sum_micros_, seconds);
+}
+
+void Metrics::queue_waited(double seconds) noexcept {
+  if (!instrumented_) return;
+  observe(kWaitBuckets, wait_buckets_, wait_count_, wait_sum_micros_, seconds);
 }
 
 void Metrics::tool_call() noexcept {
@@ -78,22 +115,21 @@ std::string Metrics::render(const pool::Stats& stats) const {
 
   family(out, "corral_execution_duration_seconds", "histogram",
          "Time from an execute request to its answer.");
-  std::uint64_t cumulative = 0;
-  for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-    cumulative += buckets_[i].load();
-    fmt::format_to(std::back_inserter(out),
-                   "corral_execution_duration_seconds_bucket{{le=\"{}\"}} {}\n", kBuckets[i],
-                   cumulative);
-  }
-  const std::uint64_t count = duration_count_.load();
-  fmt::format_to(std::back_inserter(out),
-                 "corral_execution_duration_seconds_bucket{{le=\"+Inf\"}} {}\n", count);
-  fmt::format_to(std::back_inserter(out), "corral_execution_duration_seconds_sum {}\n",
-                 static_cast<double>(duration_sum_micros_.load()) / 1e6);
-  line("corral_execution_duration_seconds_count", count);
+  histogram(out, "corral_execution_duration_seconds", kBuckets, buckets_, duration_count_,
+            duration_sum_micros_);
+  family(out, "corral_queue_wait_seconds", "histogram",
+         "Time an execution waited between admission and a worker slot.");
+  histogram(out, "corral_queue_wait_seconds", kWaitBuckets, wait_buckets_, wait_count_,
+            wait_sum_micros_);
 
   family(out, "corral_queue_depth", "gauge", "Executions waiting for a worker slot.");
   line("corral_queue_depth", stats.queue_depth);
+  family(out, "corral_queue_capacity", "gauge",
+         "Executions that may wait for a slot (--max-queue); past it, queue_overflow.");
+  line("corral_queue_capacity", queue_capacity_);
+  family(out, "corral_execution_slots", "gauge",
+         "Executions that can run at once: workers x executions per worker.");
+  line("corral_execution_slots", slots_);
   family(out, "corral_workers_live", "gauge", "Worker processes alive.");
   line("corral_workers_live", stats.workers_live);
   family(out, "corral_executions_running", "gauge", "Executions running in a worker.");
@@ -119,6 +155,10 @@ std::string Metrics::render(const pool::Stats& stats) const {
              pool::to_string(static_cast<pool::Rejection>(why)),
              stats.rejections[static_cast<std::size_t>(why)]);
   }
+  family(out, "corral_build_info", "gauge", "Always 1; the version is a label.");
+  fmt::format_to(std::back_inserter(out), "corral_build_info{{version=\"{}\"}} 1\n",
+                 CORRAL_VERSION);
+  append_process_metrics(out);
   return out;
 }
 

@@ -20,9 +20,13 @@ namespace corral::server {
 
 class Metrics {
  public:
-  // Upper bounds of the execution duration histogram, in seconds.
-  static constexpr std::array<double, 12> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                      0.5,   1,    2.5,   5,    10,  30};
+  // Upper bounds of the execution duration histogram, in seconds: up to
+  // the longest timeout the daemon allows by default (--max-timeout 5m).
+  static constexpr std::array<double, 15> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                      2.5,   5,    10,    30,   60,  120,  300};
+  // Upper bounds of the queue wait histogram (admission to a worker slot).
+  static constexpr std::array<double, 12> kWaitBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                          0.1,   0.25,   0.5,   1,    2.5,   5};
 
   explicit Metrics(bool instrumented) : instrumented_(instrumented) {}
 
@@ -36,6 +40,14 @@ class Metrics {
   // outcome: nullopt for success, else the failure code the caller received.
   void execution_finished(std::optional<FailureCode> outcome, double seconds) noexcept;
   void tool_call() noexcept;
+  // A run waited this long between admission and its worker slot.
+  void queue_waited(double seconds) noexcept;
+  // What the pool can hold: worker slots (workers x runs per worker) and
+  // queued runs. Set once, before serving.
+  void set_capacity(std::size_t slots, std::size_t queue) noexcept {
+    slots_ = slots;
+    queue_capacity_ = queue;
+  }
 
   std::uint64_t connections_active() const noexcept { return connections_active_.load(); }
   std::uint64_t connection_rejections() const noexcept { return rejections_.load(); }
@@ -53,6 +65,11 @@ class Metrics {
   std::atomic<std::uint64_t> duration_count_{0};
   std::atomic<std::uint64_t> duration_sum_micros_{0};
   std::atomic<std::uint64_t> tool_calls_{0};
+  std::array<std::atomic<std::uint64_t>, kWaitBuckets.size()> wait_buckets_{};  // not cumulative
+  std::atomic<std::uint64_t> wait_count_{0};
+  std::atomic<std::uint64_t> wait_sum_micros_{0};
+  std::size_t slots_ = 0;
+  std::size_t queue_capacity_ = 0;
 };
 
 }  // namespace corral::server

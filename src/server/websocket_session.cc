@@ -11,6 +11,31 @@ namespace json = rpc::json;
 
 namespace {
 
+// Options::on_execution for one answered run, when a recorder is set.
+void record_execution(ServerState& state, const std::string& identity, const Run& run,
+                      const pool::Outcome& outcome, std::optional<FailureCode> failure,
+                      double seconds, std::size_t response_bytes) {
+  if (!state.options.on_execution) return;
+  ExecutionRecord record;
+  record.identity = identity;
+  record.id = run.id.text();
+  record.language = run.language;
+  record.failure = failure;
+  record.seconds = seconds;
+  record.response_bytes = response_bytes;
+  const ServerState::Placement placed = state.take_placement(run.ticket.load());
+  record.worker = placed.worker;
+  record.queue_seconds = placed.queue_seconds;
+  const Execution* execution =
+      outcome.ok() ? &outcome.execution() : outcome.failure().execution.get();
+  if (execution) {
+    record.run_seconds = execution->usage().wall_time;
+    record.tool_calls = execution->usage().tool_calls;
+    record.output_bytes = execution->usage().output_bytes;
+  }
+  state.options.on_execution(record);
+}
+
 // Beast's timer for the closing handshake (and the opening one, which the
 // HTTP session's headers timeout has already bounded).
 constexpr std::chrono::seconds kCloseHandshakeTimeout{10};
@@ -202,8 +227,18 @@ std::shared_ptr<void> WebSocketSession::admit_run(std::string& why) {
   return std::shared_ptr<Slot>(new Slot{runs_held_, std::move(identity_slot)});
 }
 
+void WebSocketSession::record_refusal(const rpc::Id& id, FailureCode failure) {
+  if (!state_->options.on_execution) return;
+  ExecutionRecord record;
+  record.identity = identity_;
+  record.id = id.text();
+  record.failure = failure;
+  state_->options.on_execution(record);
+}
+
 void WebSocketSession::refuse_busy(const rpc::Id& id, std::string message) {
   state_->metrics.execution_finished(FailureCode::busy, 0);
+  record_refusal(id, FailureCode::busy);
   send(rpc::result_message(id,
                            rpc::envelope(Failure{FailureCode::busy, std::move(message), nullptr})));
 }
@@ -234,6 +269,7 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
     request = rpc::parse_execute(params);
   } catch (const std::invalid_argument& e) {
     state_->metrics.execution_finished(FailureCode::invalid_request, 0);
+    record_refusal(id, FailureCode::invalid_request);
     json::object envelope = rpc::envelope(Failure{FailureCode::invalid_request, e.what(), nullptr});
     send(rpc::result_message(id, std::move(envelope)));
     return;
@@ -244,6 +280,7 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
   run->timeout = rpc::resolve_timeout(request.timeout, state_->options);
   run->started = started;
   run->caller = weak_from_this();
+  run->language = std::string(to_string(request.language));
 
   pool::Request pool_request;
   pool_request.code = std::move(request.code);
@@ -259,14 +296,18 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
   // The completion may run before submit returns (a refusal), but it only
   // posts to this strand, so finish() always sees the ticket set.
   const pool::Ticket ticket = state_->pool.submit(
-      std::move(pool_request),
-      make_completion(run, [state](const Run& orphan, const pool::Outcome& o) {
+      std::move(pool_request), make_completion(run, [state, identity = identity_](
+                                                        const Run& orphan, const pool::Outcome& o) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - orphan.started)
                 .count();
         state->metrics.execution_finished(
             o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code), seconds);
+        record_execution(*state, identity, orphan, o,
+                         o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code),
+                         seconds, 0);
       }));
+  run->ticket.store(ticket);
   if (auto found = runs_.find(run->key); found != runs_.end() && found->second.run == run) {
     found->second.ticket = ticket;
   }
@@ -350,8 +391,10 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
     envelope = rpc::envelope_text(too_large);
     code = FailureCode::response_too_large;
   }
-  state_->metrics.execution_finished(
-      code, std::chrono::duration<double>(std::chrono::steady_clock::now() - run->started).count());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run->started).count();
+  state_->metrics.execution_finished(code, seconds);
+  record_execution(*state_, identity_, *run, outcome, code, seconds, envelope.size());
   if (ended_) return;
   std::string message = R"({"jsonrpc":"2.0","id":)";
   message += run->id.text();

@@ -170,6 +170,8 @@ class WebSocketSession : public Session,
   std::shared_ptr<void> admit_run(std::string& why);
   // Answers `id` with the retryable `busy` envelope.
   void refuse_busy(const rpc::Id& id, std::string message);
+  // Options::on_execution for a request answered before it ran.
+  void record_refusal(const rpc::Id& id, FailureCode failure);
   // Cancels every run in flight in the pool: nobody can receive its answer.
   void cancel_runs();
   // A message the protocol refuses (binary): reading stops, the socket

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <future>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -238,7 +239,7 @@ TEST(Serve, StartsOnPrintedAddressesAndAnswersProbesAndRuns) {
 
 TEST(Serve, AnswersEveryPathTheManifestsAndTheImagePoll) {
   const std::string deploy = std::string(CORRAL_SOURCE_DIR) + "/deploy/";
-  YAML::Node pod = YAML::LoadFile(deploy + "kubernetes/deployment.yaml")["spec"]["template"];
+  YAML::Node pod = YAML::LoadFile(deploy + "kubernetes/base/deployment.yaml")["spec"]["template"];
   YAML::Node container = pod["spec"]["containers"][0];
   std::vector<std::string> env;
   for (const auto& e : container["env"]) {
@@ -825,6 +826,60 @@ TEST(Operator, SighupReloadsTheTokenFileAndLogsCountsNotTokens) {
 
   const std::string err = d.process.stderr_text();
   for (const char* token : {"old-token-aaa", "kept-token-bbb", "new-token-ccc"})
+    EXPECT_EQ(err.find(token), std::string::npos) << token << " in the log:\n" << err;
+  d.process.signal(SIGTERM);
+  EXPECT_EQ(d.process.wait(), 0);
+}
+
+// One JSON line per answered execute, naming the caller by its token's
+// name (never the token), and a debug line per accepted connection.
+TEST(Operator, EachExecutionIsOneJsonLogLineWithTheCallersIdentity) {
+  const std::string file = testing::TempDir() + "/execution_log_tokens";
+  write_atomically(file, "first-token-aaa\nsecond-token-bbb\n");
+  Daemon d({"--auth-token-file", file, "--log-format", "json", "--log-level", "debug"});
+  {
+    auto client =
+        corral::client::Client::connect(d.url(), {.authorization = "Bearer second-token-bbb"});
+    corral::client::ExecuteRequest asked = request("async () => (await codemode.one({})) + 1");
+    asked.tools = {{"one", "", ""}};
+    ASSERT_TRUE(
+        client->execute(asked, [](const std::string&, const std::string&) { return "1"; }).ok());
+    EXPECT_FALSE(client->execute(request("throw new Error('no')")).ok());
+  }
+  ASSERT_TRUE(d.process.wait_for_stderr("\"failure\":\"guest_error\"")) << d.process.stderr_text();
+  std::vector<boost::json::object> executions;
+  bool accepted = false;
+  std::istringstream lines(d.process.stderr_text());
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.front() != '{') continue;
+    const boost::json::object o = boost::json::parse(line).as_object();
+    if (o.at("message") == "execution") executions.push_back(o);
+    const std::string_view message = o.at("message").as_string();
+    if (message.starts_with("accepted a WebSocket connection from") &&
+        message.ends_with(" as token-2")) {
+      accepted = o.at("level") == "debug";
+    }
+  }
+  EXPECT_TRUE(accepted) << d.process.stderr_text();
+  ASSERT_EQ(executions.size(), 2u) << d.process.stderr_text();
+  const boost::json::object& ok = executions[0];
+  EXPECT_EQ(ok.at("level"), "info");
+  EXPECT_EQ(ok.at("identity"), "token-2");
+  EXPECT_EQ(ok.at("language"), "javascript");
+  EXPECT_EQ(ok.at("outcome"), "ok");
+  EXPECT_FALSE(ok.contains("failure"));
+  EXPECT_EQ(ok.at("tool_calls").to_number<int>(), 1);
+  EXPECT_GE(ok.at("worker").to_number<int>(), 1);
+  for (const char* field : {"seconds", "queue_seconds", "run_seconds"})
+    EXPECT_GE(ok.at(field).to_number<double>(), 0) << field;
+  EXPECT_GT(ok.at("response_bytes").to_number<int>(), 0);
+  EXPECT_TRUE(ok.at("id").is_number() || ok.at("id").is_string());
+  const boost::json::object& failed = executions[1];
+  EXPECT_EQ(failed.at("outcome"), "failure");
+  EXPECT_EQ(failed.at("failure"), "guest_error");
+  EXPECT_NE(failed.at("id"), ok.at("id"));
+  const std::string err = d.process.stderr_text();
+  for (const char* token : {"first-token-aaa", "second-token-bbb"})
     EXPECT_EQ(err.find(token), std::string::npos) << token << " in the log:\n" << err;
   d.process.signal(SIGTERM);
   EXPECT_EQ(d.process.wait(), 0);

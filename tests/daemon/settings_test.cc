@@ -107,6 +107,30 @@ TEST(Settings, SecretsAreRedactedInProvenance) {
             std::vector<std::string>{"--auth-token is (redacted), from the flag."});
 }
 
+// Deny by default: beyond loopback, serving without a token is refused
+// unless said in so many words; loopback, localhost and unix sockets need
+// nothing.
+TEST(Settings, AnExecutorBeyondLoopbackNeedsATokenOrTheOptOut) {
+  for (const std::string host : {"0.0.0.0", "::", "10.1.2.3", "[2001:db8::1]", "corral.internal"}) {
+    Parsed refused = parse({"--host", host});
+    EXPECT_FALSE(refused.settings) << host;
+    ASSERT_EQ(refused.errors.size(), 1u) << host;
+    EXPECT_NE(refused.errors[0].find("--host or CORRAL_HOST: " + host +
+                                     " is reachable beyond "
+                                     "loopback"),
+              std::string::npos)
+        << refused.errors[0];
+    EXPECT_NE(refused.errors[0].find("CORRAL_ALLOW_UNAUTHENTICATED=true"), std::string::npos);
+    EXPECT_TRUE(parse({"--host", host, "--auth-token", "t"}).settings) << host;
+    EXPECT_TRUE(parse({"--host", host}, {{"CORRAL_ALLOW_UNAUTHENTICATED", "true"}}).settings)
+        << host;
+  }
+  for (const std::string host : {"127.0.0.1", "127.8.9.10", "::1", "localhost", "LocalHost."}) {
+    EXPECT_TRUE(parse({"--host", host}).settings) << host;
+  }
+  EXPECT_TRUE(parse({"--host", "0.0.0.0", "--socket", "/tmp/corral.sock"}).settings);
+}
+
 TEST(Settings, OneTranslationToServerOptionsWithDerivedDrain) {
   Parsed p = parse({"--max-workers", "3", "--shutdown-grace", "30s", "--shutdown-delay", "5s",
                     "--metrics", "false"});

@@ -3,9 +3,12 @@
 #include "server/metrics.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <future>
 #include <mutex>
+#include <vector>
 
 #include "corral/client.hpp"
 #include "server/server_test_util.hpp"
@@ -143,12 +146,111 @@ TEST(Metrics, HistogramBucketsAreCumulative) {
   metrics.execution_finished(std::nullopt, 0.001);
   metrics.execution_finished(std::nullopt, 0.3);
   metrics.execution_finished(FailureCode::timeout, 100);
+  metrics.execution_finished(FailureCode::timeout, 400);
   const std::string scrape = metrics.render({});
   EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"0.005\"} 1"));
   EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"0.5\"} 2"));
   EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"30\"} 2"));
-  EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"+Inf\"} 3"));
-  EXPECT_TRUE(has_line(scrape, "corral_executions_total{outcome=\"timeout\"} 1"));
+  // Up to the longest timeout the daemon allows by default (5 minutes).
+  EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"60\"} 2"));
+  EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"120\"} 3"));
+  EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"300\"} 3"));
+  EXPECT_TRUE(has_line(scrape, "corral_execution_duration_seconds_bucket{le=\"+Inf\"} 4"));
+  EXPECT_TRUE(has_line(scrape, "corral_executions_total{outcome=\"timeout\"} 2"));
+}
+
+// The value of the first sample of `name` (a line "name value").
+double sample(const std::string& scrape, const std::string& name) {
+  const std::size_t at = scrape.find("\n" + name + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(scrape.substr(at + name.size() + 2));
+}
+
+// What a capacity alert or an autoscaler divides by, how long runs waited
+// for a slot, the build, and the process series every exporter has.
+TEST(Metrics, CapacityQueueWaitBuildAndProcess) {
+  Options options = test_options();
+  options.metrics = own_metrics();
+  options.pool.max_workers = 2;
+  options.pool.executions_per_worker = 3;
+  options.pool.max_queue = 7;
+  Server server(std::move(options));
+  server.listen();
+  auto client = client::Client::connect("ws://127.0.0.1:" + std::to_string(server.address().port));
+  ASSERT_TRUE(client->execute(request_of("1")).ok());
+  ASSERT_TRUE(client->execute(request_of("2")).ok());
+  const std::string scrape = server.render_metrics();
+  EXPECT_TRUE(has_line(scrape, "corral_execution_slots 6")) << scrape;
+  EXPECT_TRUE(has_line(scrape, "corral_queue_capacity 7")) << scrape;
+  EXPECT_TRUE(has_line(scrape, "corral_queue_wait_seconds_count 2")) << scrape;
+  EXPECT_TRUE(has_line(scrape, "corral_queue_wait_seconds_bucket{le=\"+Inf\"} 2")) << scrape;
+  EXPECT_TRUE(has_line(scrape, "# TYPE corral_queue_wait_seconds histogram")) << scrape;
+  EXPECT_TRUE(has_line(scrape, "corral_build_info{version=\"0.1.0\"} 1")) << scrape;
+
+  EXPECT_GT(sample(scrape, "process_cpu_seconds_total"), 0);
+  EXPECT_GT(sample(scrape, "process_resident_memory_bytes"), 1 << 20);
+  EXPECT_GT(sample(scrape, "process_virtual_memory_bytes"),
+            sample(scrape, "process_resident_memory_bytes"));
+  const double fds = sample(scrape, "process_open_fds");
+  EXPECT_GE(fds, 3);  // stdio, the listener, the client's socket, ...
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+  EXPECT_EQ(sample(scrape, "process_max_fds"), static_cast<double>(limit.rlim_cur));
+  const double started = sample(scrape, "process_start_time_seconds");
+  const double now = static_cast<double>(::time(nullptr));
+  EXPECT_LE(started, now + 1);
+  EXPECT_GT(started, now - 24 * 3600) << "this test process started within a day";
+  // Another open descriptor shows.
+  const int extra = ::dup(0);
+  EXPECT_EQ(sample(server.render_metrics(), "process_open_fds"), fds + 1);
+  ::close(extra);
+}
+
+// Options::on_execution: one record per answered execute, with who asked,
+// which request, where it ran and what it took.
+TEST(Metrics, EachAnsweredExecutionIsRecordedOnce) {
+  Options options = test_options();
+  std::mutex mutex;
+  std::vector<ExecutionRecord> records;
+  options.on_execution = [&](const ExecutionRecord& record) {
+    std::lock_guard lock(mutex);
+    records.push_back(record);
+  };
+  Server server(std::move(options));
+  server.listen();
+  {
+    auto client =
+        client::Client::connect("ws://127.0.0.1:" + std::to_string(server.address().port));
+    client::ExecuteRequest request =
+        request_of("async () => { console.log('hi'); return (await codemode.one({})) + 1 }");
+    request.tools = {{"one", "", ""}};
+    ASSERT_TRUE(
+        client->execute(request, [](const std::string&, const std::string&) { return "1"; }).ok());
+    client::ExecuteRequest typed = request_of("const no: string = 'no'; throw new Error(no)");
+    typed.language = Language::typescript;
+    EXPECT_FALSE(client->execute(typed).ok());
+  }
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return records.size() == 2;
+  }));
+  std::lock_guard lock(mutex);
+  const ExecutionRecord& ok = records[0];
+  EXPECT_EQ(ok.identity, "anonymous");
+  EXPECT_EQ(ok.language, "javascript");
+  EXPECT_FALSE(ok.failure);
+  EXPECT_EQ(ok.tool_calls, 1u);
+  EXPECT_EQ(ok.output_bytes, 3u);  // "hi\n"
+  EXPECT_GE(ok.worker, 1u);
+  EXPECT_GE(ok.queue_seconds, 0);
+  EXPECT_GT(ok.run_seconds, 0);
+  EXPECT_GE(ok.seconds, ok.run_seconds);
+  EXPECT_GT(ok.response_bytes, 0u);
+  const ExecutionRecord& failed = records[1];
+  EXPECT_EQ(failed.language, "typescript");
+  EXPECT_EQ(failed.failure, FailureCode::guest_error);
+  EXPECT_GE(failed.worker, 1u);
+  EXPECT_NE(failed.id, ok.id);
 }
 
 }  // namespace

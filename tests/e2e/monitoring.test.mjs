@@ -1,0 +1,180 @@
+// The daemon as a real Prometheus sees it under load, with the rules
+// corral ships (deploy/kubernetes/monitoring/prometheusrule.yaml): the
+// recording rules an autoscaler and the alerts read must come out of the
+// daemon's own series, not only out of promtool's synthetic ones
+// (tests/deploy runs `promtool test rules` for those).
+//
+//   cd tests/e2e && CORRAL_BINARY=.../corral node --test monitoring.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const corral = process.env.CORRAL_BINARY ?? path.join(root, 'build/test/apps/corral/corral');
+
+async function startDaemon(args) {
+  const child = spawn(corral, ['serve', '--port', '0', '--no-admin', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  child.stderr.on('data', (chunk) => { tail = (tail + chunk.toString()).slice(-8192); });
+  const exited = once(child, 'exit');
+  let port;
+  for await (const line of readline.createInterface({ input: child.stdout })) {
+    const executor = /executor on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
+    if (executor) port = Number(executor[1]);
+    if (line.includes('try `corral exec')) break;
+  }
+  if (!port) throw new Error(`corral serve did not start: ${tail}`);
+  child.stdout.resume();
+  return {
+    port,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code, signal] = await exited;
+      return code ?? signal;
+    },
+  };
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The PrometheusRule's `spec` as a plain rules file: its last key, dedented.
+function shippedRules() {
+  const text = readFileSync(
+    path.join(root, 'deploy/kubernetes/monitoring/prometheusrule.yaml'), 'utf8');
+  const lines = text.split('\n');
+  const spec = lines.indexOf('spec:');
+  assert.ok(spec > 0, 'prometheusrule.yaml has a top-level spec:');
+  return lines.slice(spec + 1).map((l) => l.replace(/^ {2}/, '')).join('\n');
+}
+
+// Executes on one connection whose tool calls wait until `release()`.
+async function heldRuns(url, count) {
+  const ws = new WebSocket(url);
+  await once(ws, 'open');
+  const waiting = [];
+  let released = false;
+  const answer = (id) => ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: 1 }));
+  const results = new Map();
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.method === 'tool.call') {
+      if (released) answer(message.id);
+      else waiting.push(message.id);
+      return;
+    }
+    results.get(message.id)?.(message);
+  });
+  const done = [];
+  for (let id = 1; id <= count; id++) {
+    done.push(new Promise((resolve) => results.set(id, resolve)));
+    ws.send(JSON.stringify({
+      jsonrpc: '2.0', id, method: 'execute',
+      params: { code: 'async () => await codemode.gate({})', tools: [{ name: 'gate' }] },
+    }));
+  }
+  return {
+    release() {
+      released = true;
+      for (const id of waiting.splice(0)) answer(id);
+      return Promise.all(done).finally(() => ws.close());
+    },
+  };
+}
+
+test('a real Prometheus scrapes the daemon under load and the shipped rules see it', async () => {
+  // One slot and room for four to wait: one run holds the slot, three queue.
+  const daemon = await startDaemon(['--max-workers', '1', '--max-queue', '4']);
+  const dir = mkdtempSync(path.join(tmpdir(), 'corral-monitoring-'));
+  let prometheus;
+  let prometheusLog = '';
+  try {
+    writeFileSync(path.join(dir, 'rules.yml'), shippedRules());
+    const check = spawnSync('promtool', ['check', 'rules', path.join(dir, 'rules.yml')],
+      { encoding: 'utf8' });
+    assert.equal(check.status, 0, `promtool check rules: ${check.stdout}${check.stderr}`);
+    writeFileSync(path.join(dir, 'prometheus.yml'), [
+      'global:',
+      '  scrape_interval: 1s',
+      '  evaluation_interval: 1s',
+      'rule_files: [rules.yml]',
+      'scrape_configs:',
+      '  - job_name: corral',
+      '    static_configs:',
+      `      - targets: ['127.0.0.1:${daemon.port}']`,
+      '',
+    ].join('\n'));
+    const port = await freePort();
+    prometheus = spawn('prometheus', [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    prometheus.stderr.on('data', (chunk) => { prometheusLog = (prometheusLog + chunk).slice(-8192); });
+    const query = async (expr) => {
+      const url = `http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(expr)}`;
+      const body = await (await fetch(url)).json();
+      return body.data?.result ?? [];
+    };
+    // Prometheus evaluates on its own clock: wait (bounded) for `expr` to
+    // have the value `want`.
+    const eventually = async (expr, want) => {
+      const deadline = Date.now() + 60_000;
+      let seen;
+      while (Date.now() < deadline) {
+        try {
+          seen = (await query(expr))[0]?.value[1];
+          if (seen === want) return;
+        } catch {
+          // Prometheus is not listening yet.
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.fail(`${expr} stayed ${seen}, never ${want}\n${prometheusLog}`);
+    };
+
+    await eventually('up{job="corral"}', '1');
+    const load = await heldRuns(`ws://127.0.0.1:${daemon.port}/`, 4);
+    // (1 running + 3 queued) / 1 slot; 3 queued / room for 4.
+    await eventually('pod:corral_busy:ratio', '4');
+    await eventually('namespace:corral_queue_saturation:ratio', '0.75');
+    await eventually('corral_execution_slots{job="corral"}', '1');
+    const results = await load.release();
+    for (const r of results) assert.equal(r.result?.ok, true, JSON.stringify(r));
+    await eventually('pod:corral_busy:ratio', '0');
+    await eventually('corral_queue_wait_seconds_count{job="corral"}', '4');
+    // Three of the four waited behind the first, which held the slot
+    // until release.
+    assert.ok(Number((await query('corral_queue_wait_seconds_sum{job="corral"}'))[0].value[1]) > 0);
+    assert.equal((await query('corral_build_info{job="corral"}'))[0]?.value[1], '1');
+    assert.ok(Number((await query('process_open_fds{job="corral"}'))[0]?.value[1]) > 0);
+    assert.ok(Number((await query('process_resident_memory_bytes{job="corral"}'))[0]?.value[1]) > 0);
+    // Nothing fires on a healthy daemon.
+    assert.deepEqual((await query('ALERTS{alertstate="firing"}')).map((s) => s.metric.alertname), []);
+  } finally {
+    if (prometheus) {
+      prometheus.kill('SIGTERM');
+      await once(prometheus, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(await daemon.stop(), 0);
+  }
+});
