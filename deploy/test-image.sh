@@ -24,6 +24,8 @@
 # the script runs podman with its own containers.conf (runc, cgroupfs, the
 # current hard limits). docs/operations.md says more.
 set -euo pipefail
+# Every step below is bounded (timeout, curl --max-time); the whole script
+# is bounded by its caller too (.ci/run).
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -79,9 +81,9 @@ if ! podman image exists "$base_image"; then
   say "building the Debian 12 base with debootstrap"
   rootfs="$work/rootfs"
   rm -rf "$rootfs"
-  mirror="$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null |
-    head -n1)"
-  debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" \
+  mirror="$({ sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources ||
+    true; } 2>/dev/null | sed -n 1p)"
+  timeout 900 debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" \
     >"$work/debootstrap.log" 2>&1 || { tail -n 20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
   # The host's apt sources (the mirror it reaches, security updates
   # included), and no package lists baked into the base.
@@ -99,7 +101,7 @@ fi
 
 # ---- the image ---------------------------------------------------------------
 say "building the image from deploy/Dockerfile with $build's binaries"
-staging="$work/binaries"
+staging="$work/binaries.$$"
 rm -rf "$staging"
 install -D -s "$build/apps/corral/corral" "$staging/out/usr/local/bin/corral"
 install -D -s "$build/apps/corral/corral-engine" "$staging/out/usr/local/libexec/corral/corral-engine"
@@ -123,14 +125,17 @@ hardened=(--read-only --read-only-tmpfs=false
 
 say "without a token the container refuses to start"
 set +e
-refusal="$(timeout 60 podman run --rm "${hardened[@]}" "$image" 2>&1)"
+refusal="$(timeout 60 podman run --rm --name "$name-refused" "${hardened[@]}" "$image" 2>&1)"
 status=$?
 set -e
 [ "$status" -ne 0 ] || fail "a container without a token started (exit 0)"
 grep -q "reachable beyond loopback" <<<"$refusal" || fail "no reason given: $refusal"
 
 token="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-cleanup() { podman rm -f -t 0 "$name" >/dev/null 2>&1 || true; }
+cleanup() {
+  podman rm -f -t 0 "$name" "$name-refused" >/dev/null 2>&1 || true
+  rm -rf "$staging"
+}
 trap cleanup EXIT
 podman run -d --name "$name" "${hardened[@]}" -e CORRAL_AUTH_TOKEN="$token" \
   -p 127.0.0.1::8080 "$image" >/dev/null
@@ -139,48 +144,57 @@ url="http://127.0.0.1:${port}"
 
 say "waiting for /readyz on port $port"
 for _ in $(seq 1 300); do
-  curl -fsS "$url/readyz" >/dev/null 2>&1 && break
+  curl -fsS --max-time 5 "$url/readyz" >/dev/null 2>&1 && break
   [ "$(podman inspect -f '{{.State.Running}}' "$name")" = true ] || fail "the container exited"
   sleep 0.2
 done
-curl -fsS "$url/readyz" >/dev/null || fail "/readyz never answered 200"
+curl -fsS --max-time 5 "$url/readyz" >/dev/null || fail "/readyz never answered 200"
 
 say "corral check inside"
-podman exec "$name" corral check || fail "corral check failed inside the container"
-podman exec "$name" sh -c 'grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/1/status'
+timeout 60 podman exec "$name" corral check || fail "corral check failed inside the container"
+status="$(timeout 30 podman exec "$name" sh -c 'grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/1/status')"
+echo "$status"
+grep -q "^CapEff:[[:space:]]*0*$" <<<"$status" || fail "PID 1 holds capabilities"
+grep -q "^NoNewPrivs:[[:space:]]*1$" <<<"$status" || fail "PID 1 may gain privileges"
+grep -q "^Seccomp:[[:space:]]*2$" <<<"$status" || fail "PID 1 runs without a seccomp filter"
 
 corral="$build/apps/corral/corral"
-run() {  # run LANGUAGE CODE [EXPECTED]: an execute from the host
+exec_in() {  # exec_in TOKEN LANGUAGE: `corral exec` of stdin from the host
+  timeout 120 "$corral" exec --server "ws://127.0.0.1:${port}" ${1:+--token "$1"} \
+    --language "$2" --echo -
+}
+run() {  # run LANGUAGE CODE EXPECTED: an execute that must answer EXPECTED
   local out
-  out="$(printf '%s' "$2" | "$corral" exec --server "ws://127.0.0.1:${port}" --token "$token" \
-    --language "$1" --echo -)" || fail "$1 run failed: $out"
-  [ -z "${3:-}" ] || grep -qF -- "$3" <<<"$out" || fail "$1 run answered '$out', not '$3'"
+  out="$(printf '%s' "$2" | exec_in "$token" "$1" 2>&1)" || fail "$1 run failed: $out"
+  [ "$out" = "$3" ] || fail "$1 run answered '$out', not '$3'"
 }
 say "executes from outside"
 run javascript 'const r = await codemode.echo({n: 41}); return r.n + 1' 42
 run typescript 'const n: number = 40; return (n as number) + 2' 42
 run ruby '6 * 7' 42
-if printf '1' | "$corral" exec --server "ws://127.0.0.1:${port}" --language javascript - \
-  >/dev/null 2>&1; then
-  fail "a run without the token was answered"
-fi
+set +e
+refused="$(printf '1' | exec_in "" javascript 2>&1)"
+status=$?
+set -e
+[ "$status" = 1 ] && grep -q "connection_rejected" <<<"$refused" ||
+  fail "a run without the token was not refused: $refused"
 
 # Two workers killed (SIGKILL to the pid the pool knows, as a hung-worker
 # kill is): the pool replaces them and nothing is left as a zombie.
 say "killing two workers, then counting zombies"
 worker_pids() {
-  podman exec "$name" sh -c 'for d in /proc/[0-9]*; do
+  timeout 30 podman exec "$name" sh -c 'for d in /proc/[0-9]*; do
     cmd="$(tr "\0" " " <"$d/cmdline" 2>/dev/null)"
     case "$cmd" in *corral-engine\ worker*) echo "${d#/proc/}";; esac; done'
 }
 for _ in 1 2; do
   victim="$(worker_pids | sed -n 1p)"
   [ -n "$victim" ] || fail "no worker process found"
-  podman exec "$name" sh -c "kill -KILL $victim" || fail "could not kill worker $victim"
+  timeout 30 podman exec "$name" sh -c "kill -KILL $victim" || fail "could not kill worker $victim"
   run javascript 'return 1 + 1' 2
 done
 zombies() {
-  podman exec "$name" sh -c 'n=0; for d in /proc/[0-9]*; do
+  timeout 30 podman exec "$name" sh -c 'n=0; for d in /proc/[0-9]*; do
     s="$(cut -d" " -f3 "$d/stat" 2>/dev/null)"; [ "$s" = Z ] && n=$((n + 1)); done; echo $n'
 }
 # A zombie lives until its parent's next wait; allow corral's 500 ms sweep
@@ -189,22 +203,26 @@ for _ in $(seq 1 30); do [ "$(zombies)" = 0 ] && break; sleep 0.1; done
 [ "$(zombies)" = 0 ] || fail "$(zombies) zombie processes after two worker kills"
 
 say "SIGTERM with a run in flight"
-# About two seconds of work (a guest's clock is frozen: it cannot wait on it).
-printf 'let x = 0; for (let i = 0; i < 2e9; i++) x += i & 1; return x > 0 ? "drained" : "?"' |
-  "$corral" exec --server "ws://127.0.0.1:${port}" --token "$token" --language javascript - \
-    >"$work/inflight.out" 2>&1 &
+# About 7 s of work (a guest's clock is frozen: it cannot wait on it):
+# longer than the shutdown delay (5 s), so it is still running when the
+# drain begins, and well inside the drain (30 s - 5 s - 2 s).
+inflight_out="$staging/inflight.out"
+printf 'let x = 0; for (let i = 0; i < 6e9; i++) x += i & 1; return x > 0 ? "drained" : "?"' |
+  exec_in "$token" javascript >"$inflight_out" 2>&1 &
 inflight=$!
 # The run has started once the daemon counts it.
-running() { curl -fsS "$url/metrics" | grep -c '^corral_executions_running 1$' || true; }
+running() { curl -fsS --max-time 5 "$url/metrics" | grep -c '^corral_executions_running 1$' || true; }
 for _ in $(seq 1 100); do
   [ "$(running)" = 1 ] && break
   sleep 0.05
 done
 [ "$(running)" = 1 ] || fail "the long run was not running before SIGTERM"
 stop_start=$SECONDS
-podman stop -t 45 "$name" >/dev/null
-wait "$inflight" || fail "the run in flight failed: $(cat "$work/inflight.out")"
-grep -q drained "$work/inflight.out" || fail "the run in flight answered $(cat "$work/inflight.out")"
+timeout 60 podman stop -t 45 "$name" >/dev/null
+wait "$inflight" || fail "the run in flight failed: $(cat "$inflight_out")"
+[ "$(cat "$inflight_out")" = '"drained"' ] || fail "the run in flight answered $(cat "$inflight_out")"
+podman logs "$name" 2>&1 | grep -q "stopping: draining executions" ||
+  fail "the daemon never said it was draining"
 exit_code="$(podman inspect -f '{{.State.ExitCode}}' "$name")"
 [ "$exit_code" = 0 ] || fail "the container exited $exit_code after SIGTERM"
 say "stopped in $((SECONDS - stop_start)) s, exit 0"

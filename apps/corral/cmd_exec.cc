@@ -137,7 +137,8 @@ void add_exec_command(CLI::App& app, Action& action) {
                    "Ask for this timeout (e.g. 5s, 250ms; none asks for the server's ceiling)")
       ->type_name("DURATION");
   exec->add_option("--language", flags->language,
-                   "javascript, typescript or ruby (default: by the extension: .rb ruby, .ts typescript, else javascript)")
+                   "javascript, typescript or ruby (default: by the extension: .rb ruby, .ts "
+                   "typescript, else javascript)")
       ->type_name("javascript|typescript|ruby");
   exec->add_option("--token", flags->token, "Send Authorization: Bearer TOKEN")->type_name("TOKEN");
   exec->add_flag("--json", flags->json, "Print the result envelope as JSON");

@@ -21,7 +21,7 @@ int serve_mcp(const daemon::SettingsParser& parser) {
   // A client that closed our stdout must not kill us mid-cleanup.
   ::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> warnings;
-  std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
+  std::optional<daemon::Settings> settings = parse_settings(parser, warnings, false);
   if (!settings) return kExitFailure;
   daemon::Log log(settings->log_level, settings->log_format);
   for (const std::string& w : warnings) log.warn(w);

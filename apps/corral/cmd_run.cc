@@ -118,7 +118,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->type_name("hermetic|permissive")
       ->capture_default_str();
   run->add_option("--language", flags->language,
-                  "javascript, typescript or ruby (default: by the extension: .rb ruby, .ts typescript, else javascript)")
+                  "javascript, typescript or ruby (default: by the extension: .rb ruby, .ts "
+                  "typescript, else javascript)")
       ->type_name("javascript|typescript|ruby");
   run->add_flag("--json", flags->json,
                 "Print the result envelope (the Execution or the failure) as JSON");

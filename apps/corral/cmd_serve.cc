@@ -23,10 +23,14 @@ namespace corral::app {
 namespace json = core::json;
 
 std::optional<daemon::Settings> parse_settings(const daemon::SettingsParser& parser,
-                                               std::vector<std::string>& warnings) {
+                                               std::vector<std::string>& warnings, bool listening) {
   warnings = environment_warnings();
   std::vector<std::string> errors;
   std::optional<daemon::Settings> settings = parser.parse(errors);
+  if (settings && listening) {
+    errors = daemon::listening_errors(*settings);
+    if (!errors.empty()) settings.reset();
+  }
   if (!settings) {
     // No log yet: the warnings go with the errors (a mistyped variable may
     // be why a setting is at a value that was refused).
@@ -65,7 +69,7 @@ const char* signal_name(int sig) {
 int serve(const daemon::SettingsParser& parser) {
   const sigset_t signals = block_daemon_signals();
   std::vector<std::string> warnings;
-  std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
+  std::optional<daemon::Settings> settings = parse_settings(parser, warnings, true);
   if (!settings) return kExitFailure;
   // Probed before any thread exists (it forks).
   const pool::Protections protections = pool::probe_protections();
@@ -133,7 +137,7 @@ int serve(const daemon::SettingsParser& parser) {
 
 int check(const daemon::SettingsParser& parser, bool as_json) {
   std::vector<std::string> warnings;
-  std::optional<daemon::Settings> settings = parse_settings(parser, warnings);
+  std::optional<daemon::Settings> settings = parse_settings(parser, warnings, true);
   print_warnings(warnings);
   if (!settings) return kExitFailure;
   const pool::Protections protections = pool::probe_protections();

@@ -54,7 +54,10 @@ void add_mcp_config_command(CLI::App& mcp, Action& action);
 // are refused (nullopt) they have been printed with the errors instead.
 // Without a `worker` setting, workers are corral-engine (engine_path.hpp):
 // when it cannot be found, that is printed and the settings are refused.
+// `listening`: the command opens the executor and admin listeners (serve,
+// check), so daemon::listening_errors refuse the settings too; `corral mcp`
+// on stdio listens nowhere.
 std::optional<daemon::Settings> parse_settings(const daemon::SettingsParser& parser,
-                                               std::vector<std::string>& warnings);
+                                               std::vector<std::string>& warnings, bool listening);
 
 }  // namespace corral::app

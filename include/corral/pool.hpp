@@ -87,6 +87,11 @@ struct Request {
   sandbox::Options limits;
   // Answers tool calls; empty means every call fails with tool_error.
   Dispatcher dispatcher;
+  // Called on the pool's thread when the run is handed to a worker: the
+  // pool's number for the worker and how long the run waited since submit.
+  // Again if its worker died before starting it and it waited once more.
+  // Must not throw. Empty: nothing is called.
+  std::function<void(std::uint64_t worker, std::chrono::duration<double> waited)> on_start;
 };
 
 // How a run ended: exactly one of an Execution and a Failure.
@@ -134,7 +139,7 @@ struct Event {
   enum class Kind {
     worker_started,      // worker, pid
     worker_exited,       // worker, pid, exit
-    execution_started,   // worker, pid, duration (how long it waited for a slot)
+    execution_started,   // worker, ticket, pid, duration (how long it waited for a slot)
     execution_finished,  // worker, outcome (nullopt = ok), duration
     queued,
     rejected,  // rejection

@@ -145,6 +145,9 @@ struct ExecutionRecord {
   std::uint64_t output_bytes = 0;    // stdout and stderr the guest wrote
   std::uint64_t response_bytes = 0;  // the result envelope sent back
   std::uint64_t worker = 0;          // the pool's number for the worker; 0: none ran it
+  // False for a request answered before it reached the pool (busy,
+  // invalid_request): a caller can make those as fast as it can send.
+  bool admitted = true;
 };
 
 // Options: every field has a default. validate() says which is wrong.

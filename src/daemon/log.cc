@@ -95,17 +95,22 @@ server::Logger Log::logger() {
 
 std::function<void(const server::ExecutionRecord&)> Log::execution_recorder() {
   return [this](const server::ExecutionRecord& r) {
-    if (static_cast<int>(server::LogLevel::info) < static_cast<int>(threshold_)) return;
-    // The id as the caller sent it (JSON), unless it is long: then its
-    // first bytes as a string and its size.
+    // Refusals before the pool (busy, invalid_request) cost a caller one
+    // small frame each: at info they would let it fill the log.
+    const server::LogLevel level = r.admitted ? server::LogLevel::info : server::LogLevel::debug;
+    if (static_cast<int>(level) < static_cast<int>(threshold_)) return;
+    // The id as the caller sent it: as JSON when it reads back to the same
+    // text (1, "a"), else its text as a string (1.50 stays 1.50), cut at a
+    // character boundary past 256 bytes (id_bytes then says how long).
     constexpr std::size_t kIdShown = 256;
     boost::json::value id;
-    if (r.id.size() <= kIdShown) {
-      boost::system::error_code error;
-      id = boost::json::parse(r.id, error);
-      if (error) id = boost::json::string(r.id);
-    } else {
-      id = boost::json::string(r.id.substr(0, kIdShown));
+    boost::system::error_code error;
+    if (r.id.size() <= kIdShown) id = boost::json::parse(r.id, error);
+    if (r.id.size() > kIdShown || error || core::json::serialize(id) != r.id) {
+      std::size_t cut = std::min(r.id.size(), kIdShown);
+      while (cut > 0 && cut < r.id.size() && (static_cast<unsigned char>(r.id[cut]) & 0xC0) == 0x80)
+        --cut;
+      id = boost::json::string(r.id.substr(0, cut));
     }
     boost::json::object fields{{"identity", r.identity},
                                {"id", id},
@@ -120,7 +125,7 @@ std::function<void(const server::ExecutionRecord&)> Log::execution_recorder() {
     fields["response_bytes"] = r.response_bytes;
     fields["worker"] = r.worker;
     if (r.id.size() > kIdShown) fields["id_bytes"] = r.id.size();
-    write(server::LogLevel::info, "execution", fields);
+    write(level, "execution", fields);
   };
 }
 

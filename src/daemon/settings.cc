@@ -31,20 +31,20 @@ std::string_view to_string(Source source) noexcept {
 
 namespace {
 
-// Whether the executor's listener can be reached from other machines: a
-// wildcard or non-loopback address, or a host name other than localhost
-// (a unix socket is not).
-bool reachable_beyond_loopback(const Settings& settings) {
-  if (!settings.socket_path.empty()) return false;
+// Whether a listener on `host` (or on the unix socket `socket_path`, when
+// set) can be reached from other machines: a wildcard or non-loopback
+// address, or a host name other than localhost.
+bool reachable_beyond_loopback(const std::string& host, const std::string& socket_path) {
+  if (!socket_path.empty()) return false;
   using Scope = server::RequestGuard::Scope;
-  switch (server::RequestGuard::scope_of(settings.host)) {
+  switch (server::RequestGuard::scope_of(host)) {
     case Scope::loopback:
       return false;
     case Scope::wildcard:
     case Scope::network:
       return true;
     case Scope::local_socket: {  // not an address: a name
-      std::string name = core::ascii_lower(settings.host);
+      std::string name = core::ascii_lower(host);
       if (!name.empty() && name.back() == '.') name.pop_back();
       return name != "localhost";
     }
@@ -502,20 +502,33 @@ std::optional<Settings> SettingsParser::parse(
   if (!settings.auth_token.empty() && !settings.auth_token_file.empty()) {
     errors.push_back("--auth-token or CORRAL_AUTH_TOKEN: give a token or a token file, not both");
   }
+  if (!errors.empty()) return std::nullopt;
+  if (settings.workers == 0) settings.workers = std::max(1u, std::thread::hardware_concurrency());
+  return settings;
+}
+
+std::vector<std::string> listening_errors(const Settings& settings) {
+  std::vector<std::string> errors;
+  if (settings.allow_unauthenticated) return errors;
   // Deny by default: an executor other machines can reach runs their code,
   // so it needs a token unless its operator says, in so many words, that it
   // is open (a pod behind its own authenticating proxy, say).
   if (settings.auth_token.empty() && settings.auth_token_file.empty() &&
-      !settings.allow_unauthenticated && reachable_beyond_loopback(settings)) {
+      reachable_beyond_loopback(settings.host, settings.socket_path)) {
     errors.push_back("--host or CORRAL_HOST: " + settings.host +
                      " is reachable beyond loopback and no --auth-token or --auth-token-file "
                      "(CORRAL_AUTH_TOKEN, CORRAL_AUTH_TOKEN_FILE) is set: give one, or set "
                      "--allow-unauthenticated (CORRAL_ALLOW_UNAUTHENTICATED=true) to serve "
                      "without");
   }
-  if (!errors.empty()) return std::nullopt;
-  if (settings.workers == 0) settings.workers = std::max(1u, std::thread::hardware_concurrency());
-  return settings;
+  // The admin listener checks no token at all (maintenance, config).
+  if (settings.admin && reachable_beyond_loopback(settings.admin_host, "")) {
+    errors.push_back("--admin-host or CORRAL_ADMIN_HOST: " + settings.admin_host +
+                     " is reachable beyond loopback and the admin listener checks no token: "
+                     "keep it on loopback (reach it with kubectl exec or an SSH tunnel), or set "
+                     "--allow-unauthenticated (CORRAL_ALLOW_UNAUTHENTICATED=true)");
+  }
+  return errors;
 }
 
 std::vector<std::string> SettingsParser::variables() const {

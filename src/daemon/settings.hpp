@@ -131,6 +131,12 @@ using core::unknown_variable_warnings;
 
 // "--max-workers is 1, from the flag." one line each for the settings away
 // from their default, or "Every setting is at its default.".
+// What a daemon that listens (`serve`, `check`) refuses beyond parse():
+// serving without a token on an address other machines reach, and an admin
+// listener (which checks no token) there, unless allow_unauthenticated.
+// Each line names the setting, as parse()'s errors do.
+std::vector<std::string> listening_errors(const Settings& settings);
+
 std::vector<std::string> describe_non_defaults(const std::vector<Provenance>& provenance);
 
 // The one translation from settings to the server's options. The drain is

@@ -161,6 +161,9 @@ void WorkerPool::Impl::start(const std::shared_ptr<Pending>& pending,
     watch_memory();
   }
   update_gauges();
+  if (pending->request.on_start) {
+    pending->request.on_start(worker->number, pending->started - pending->submitted);
+  }
   emit({.kind = Event::Kind::execution_started,
         .worker = worker->number,
         .ticket = pending->ticket,

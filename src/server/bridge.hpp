@@ -44,10 +44,11 @@ struct Run {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::atomic<bool> settled{false};
   std::weak_ptr<Caller> caller;
-  // For the execution record: the pool's ticket once submitted (0 before),
-  // and what was asked.
-  std::atomic<std::uint64_t> ticket{0};
+  // For the execution record: what was asked, and where it ran (set by the
+  // pool's on_start, on its thread; 0 while no worker took it).
   std::string language;
+  std::atomic<std::uint64_t> worker{0};
+  std::atomic<double> queue_seconds{0};
 };
 
 // The dispatcher a pool::Request carries for `run`.

@@ -137,13 +137,11 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
                  [state = state_](const std::string& line) { state->log(LogLevel::warn, line); }) {
     const pool::Options& pool = pool_.options();  // max_workers 0 already resolved
     state_->metrics.set_capacity(pool.max_workers * pool.executions_per_worker, pool.max_queue);
-    const bool recording = static_cast<bool>(options_.on_execution);
-    if (state_->metrics.instrumented() || recording) {
-      pool_.subscribe([state = state_, recording](const pool::Event& event) {
-        if (event.kind != pool::Event::Kind::execution_started) return;
-        state->metrics.queue_waited(event.duration.count());
-        if (recording)
-          state->record_placement(event.ticket, {event.worker, event.duration.count()});
+    if (state_->metrics.instrumented()) {
+      pool_.subscribe([state = state_](const pool::Event& event) {
+        if (event.kind == pool::Event::Kind::execution_started) {
+          state->metrics.queue_waited(event.duration.count());
+        }
       });
     }
   }

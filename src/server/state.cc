@@ -114,20 +114,6 @@ std::shared_ptr<void> ServerState::admit_run(const std::string& identity, std::s
   return std::shared_ptr<void>(static_cast<void*>(runs_.get()), std::move(release));
 }
 
-void ServerState::record_placement(pool::Ticket ticket, Placement placement) {
-  std::lock_guard lock(placements_mutex_);
-  placements_[ticket] = placement;
-}
-
-ServerState::Placement ServerState::take_placement(pool::Ticket ticket) {
-  std::lock_guard lock(placements_mutex_);
-  const auto found = placements_.find(ticket);
-  if (found == placements_.end()) return {};
-  const Placement placement = found->second;
-  placements_.erase(found);
-  return placement;
-}
-
 std::size_t ServerState::runs_of(const std::string& identity) const {
   std::lock_guard lock(runs_->mutex);
   auto it = runs_->per_identity.find(identity);

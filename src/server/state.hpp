@@ -94,20 +94,7 @@ class ServerState {
   // before any connection is admitted.
   void on_connection_released(std::function<void()> fn) { connections_->released = std::move(fn); }
 
-  // Where the pool placed each run (Options::on_execution): recorded from
-  // its execution_started event, taken once when the run's answer goes out.
-  // Only kept while a recorder is set.
-  struct Placement {
-    std::uint64_t worker = 0;
-    double queue_seconds = 0;
-  };
-  void record_placement(pool::Ticket ticket, Placement placement);
-  Placement take_placement(pool::Ticket ticket);
-
  private:
-  std::mutex placements_mutex_;
-  std::unordered_map<pool::Ticket, Placement> placements_;
-
   struct Entry {
     std::weak_ptr<Session> session;
     asio::any_io_executor executor;

@@ -23,9 +23,8 @@ void record_execution(ServerState& state, const std::string& identity, const Run
   record.failure = failure;
   record.seconds = seconds;
   record.response_bytes = response_bytes;
-  const ServerState::Placement placed = state.take_placement(run.ticket.load());
-  record.worker = placed.worker;
-  record.queue_seconds = placed.queue_seconds;
+  record.worker = run.worker.load();
+  record.queue_seconds = run.queue_seconds.load();
   const Execution* execution =
       outcome.ok() ? &outcome.execution() : outcome.failure().execution.get();
   if (execution) {
@@ -233,6 +232,7 @@ void WebSocketSession::record_refusal(const rpc::Id& id, FailureCode failure) {
   record.identity = identity_;
   record.id = id.text();
   record.failure = failure;
+  record.admitted = false;
   state_->options.on_execution(record);
 }
 
@@ -289,6 +289,12 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
   pool_request.limits.timeout = run->timeout;
   pool_request.limits.language = request.language;
   pool_request.dispatcher = make_dispatcher(run);
+  if (state_->options.on_execution) {
+    pool_request.on_start = [run](std::uint64_t worker, std::chrono::duration<double> waited) {
+      run->queue_seconds.store(waited.count());
+      run->worker.store(worker);
+    };
+  }
   Active& active = runs_[run->key];
   active.run = run;
   active.slot = std::move(slot);
@@ -307,7 +313,6 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
                          o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code),
                          seconds, 0);
       }));
-  run->ticket.store(ticket);
   if (auto found = runs_.find(run->key); found != runs_.end() && found->second.run == run) {
     found->second.ticket = ticket;
   }
@@ -394,7 +399,8 @@ void WebSocketSession::finish(const std::shared_ptr<Run>& run, pool::Outcome out
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run->started).count();
   state_->metrics.execution_finished(code, seconds);
-  record_execution(*state_, identity_, *run, outcome, code, seconds, envelope.size());
+  // An answer to a connection already gone is recorded with 0 bytes sent.
+  record_execution(*state_, identity_, *run, outcome, code, seconds, ended_ ? 0 : envelope.size());
   if (ended_) return;
   std::string message = R"({"jsonrpc":"2.0","id":)";
   message += run->id.text();

@@ -109,26 +109,46 @@ TEST(Settings, SecretsAreRedactedInProvenance) {
 
 // Deny by default: beyond loopback, serving without a token is refused
 // unless said in so many words; loopback, localhost and unix sockets need
-// nothing.
-TEST(Settings, AnExecutorBeyondLoopbackNeedsATokenOrTheOptOut) {
-  for (const std::string host : {"0.0.0.0", "::", "10.1.2.3", "[2001:db8::1]", "corral.internal"}) {
-    Parsed refused = parse({"--host", host});
-    EXPECT_FALSE(refused.settings) << host;
-    ASSERT_EQ(refused.errors.size(), 1u) << host;
-    EXPECT_NE(refused.errors[0].find("--host or CORRAL_HOST: " + host +
-                                     " is reachable beyond "
-                                     "loopback"),
+// nothing. The admin listener checks no token: beyond loopback it needs the
+// opt-out whatever the tokens. (parse() accepts all of these: `corral mcp`
+// on stdio listens nowhere; serve and check ask listening_errors.)
+std::vector<std::string> refusals(std::vector<std::string> args,
+                                  std::map<std::string, std::string> env = {}) {
+  Parsed p = parse(std::move(args), std::move(env));
+  EXPECT_TRUE(p.settings) << p.errors.at(0);
+  return p.settings ? listening_errors(*p.settings) : std::vector<std::string>{"unparsed"};
+}
+
+TEST(Settings, AListenerBeyondLoopbackNeedsATokenOrTheOptOut) {
+  for (const std::string host : {"0.0.0.0", "::", "10.1.2.3", "[2001:db8::1]", "corral.internal",
+                                 "127.1", "::ffff:10.0.0.1"}) {
+    const std::vector<std::string> refused = refusals({"--host", host});
+    ASSERT_EQ(refused.size(), 1u) << host;
+    EXPECT_NE(refused[0].find("--host or CORRAL_HOST: " + host + " is reachable beyond loopback"),
               std::string::npos)
-        << refused.errors[0];
-    EXPECT_NE(refused.errors[0].find("CORRAL_ALLOW_UNAUTHENTICATED=true"), std::string::npos);
-    EXPECT_TRUE(parse({"--host", host, "--auth-token", "t"}).settings) << host;
-    EXPECT_TRUE(parse({"--host", host}, {{"CORRAL_ALLOW_UNAUTHENTICATED", "true"}}).settings)
+        << refused[0];
+    EXPECT_NE(refused[0].find("CORRAL_ALLOW_UNAUTHENTICATED=true"), std::string::npos);
+    EXPECT_TRUE(refusals({"--host", host, "--auth-token", "t"}).empty()) << host;
+    EXPECT_TRUE(refusals({"--host", host}, {{"CORRAL_ALLOW_UNAUTHENTICATED", "true"}}).empty())
         << host;
   }
-  for (const std::string host : {"127.0.0.1", "127.8.9.10", "::1", "localhost", "LocalHost."}) {
-    EXPECT_TRUE(parse({"--host", host}).settings) << host;
+  for (const std::string host :
+       {"127.0.0.1", "127.8.9.10", "::1", "[::1]", "::ffff:127.0.0.1", "localhost", "LocalHost."}) {
+    EXPECT_TRUE(refusals({"--host", host}).empty()) << host;
   }
-  EXPECT_TRUE(parse({"--host", "0.0.0.0", "--socket", "/tmp/corral.sock"}).settings);
+  EXPECT_TRUE(refusals({"--host", "0.0.0.0", "--socket", "/tmp/corral.sock"}).empty());
+
+  const std::vector<std::string> admin = refusals({"--admin-host", "0.0.0.0", "--auth-token", "t"});
+  ASSERT_EQ(admin.size(), 1u);
+  EXPECT_NE(admin[0].find("--admin-host or CORRAL_ADMIN_HOST: 0.0.0.0 is reachable beyond "
+                          "loopback and the admin listener checks no token"),
+            std::string::npos)
+      << admin[0];
+  EXPECT_TRUE(refusals({"--admin-host", "0.0.0.0", "--admin", "false"}).empty());
+  EXPECT_TRUE(refusals({"--admin-host", "::1"}).empty());
+  EXPECT_TRUE(refusals({"--admin-host", "0.0.0.0", "--host", "0.0.0.0", "--allow-unauthenticated"})
+                  .empty());
+  EXPECT_EQ(refusals({"--admin-host", "0.0.0.0", "--host", "0.0.0.0"}).size(), 2u);
 }
 
 TEST(Settings, OneTranslationToServerOptionsWithDerivedDrain) {

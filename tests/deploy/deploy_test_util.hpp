@@ -159,18 +159,24 @@ inline std::set<std::string> declared_variables() {
   return names;
 }
 
-// The daemon's settings as the environment `env` makes them, or nullopt
-// with the daemon's refusals in `errors`.
+// The daemon's settings as the environment `env` makes them for `corral
+// serve`, or nullopt with the daemon's refusals in `errors` (a listener's
+// included: daemon::listening_errors).
 inline std::optional<corral::daemon::Settings> parse_settings(
     const std::map<std::string, std::string>& env, std::vector<std::string>& errors) {
   CLI::App app;
   corral::daemon::SettingsParser parser(app);
   const char* argv[] = {"corral"};
   app.parse(1, argv);
-  return parser.parse(errors, [&](const char* name) -> const char* {
-    auto it = env.find(name);
-    return it == env.end() ? nullptr : it->second.c_str();
-  });
+  std::optional<corral::daemon::Settings> settings =
+      parser.parse(errors, [&](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      });
+  if (!settings) return settings;
+  errors = corral::daemon::listening_errors(*settings);
+  if (!errors.empty()) settings.reset();
+  return settings;
 }
 
 // The same, where a refusal is a test failure.

@@ -34,8 +34,7 @@ const std::string kExtract =
 const std::string kDocPrometheus = "http://prometheus:9090";
 
 // Every metric family the manifests, the rules, the adapter and KEDA read;
-// the daemon must export each (the first two are being added to the daemon
-// with this layout; the test fails until they are).
+// the daemon must export each.
 const std::set<std::string> kExpectedFamilies = {
     "corral_execution_slots", "corral_queue_capacity",        "corral_executions_running",
     "corral_queue_depth",     "corral_pool_rejections_total", "corral_worker_exits_total",

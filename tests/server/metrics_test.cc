@@ -8,6 +8,7 @@
 
 #include <future>
 #include <mutex>
+#include <regex>
 #include <vector>
 
 #include "corral/client.hpp"
@@ -185,9 +186,12 @@ TEST(Metrics, CapacityQueueWaitBuildAndProcess) {
   EXPECT_TRUE(has_line(scrape, "corral_queue_wait_seconds_count 2")) << scrape;
   EXPECT_TRUE(has_line(scrape, "corral_queue_wait_seconds_bucket{le=\"+Inf\"} 2")) << scrape;
   EXPECT_TRUE(has_line(scrape, "# TYPE corral_queue_wait_seconds histogram")) << scrape;
-  EXPECT_TRUE(has_line(scrape, "corral_build_info{version=\"0.1.0\"} 1")) << scrape;
+  EXPECT_TRUE(std::regex_search(
+      scrape, std::regex("\ncorral_build_info\\{version=\"[0-9]+\\.[0-9]+\\.[0-9]+\"\\} 1\n")))
+      << scrape;
 
-  EXPECT_GT(sample(scrape, "process_cpu_seconds_total"), 0);
+  // CPU counts in clock ticks: this process may not have spent one yet.
+  EXPECT_GE(sample(scrape, "process_cpu_seconds_total"), 0);
   EXPECT_GT(sample(scrape, "process_resident_memory_bytes"), 1 << 20);
   EXPECT_GT(sample(scrape, "process_virtual_memory_bytes"),
             sample(scrape, "process_resident_memory_bytes"));
@@ -200,10 +204,14 @@ TEST(Metrics, CapacityQueueWaitBuildAndProcess) {
   const double now = static_cast<double>(::time(nullptr));
   EXPECT_LE(started, now + 1);
   EXPECT_GT(started, now - 24 * 3600) << "this test process started within a day";
-  // Another open descriptor shows.
-  const int extra = ::dup(0);
-  EXPECT_EQ(sample(server.render_metrics(), "process_open_fds"), fds + 1);
-  ::close(extra);
+  // 64 more open descriptors show (the server's threads may open or close
+  // one or two meanwhile).
+  std::vector<int> extra;
+  for (int i = 0; i < 64; ++i) extra.push_back(::dup(0));
+  const double more = sample(server.render_metrics(), "process_open_fds") - fds;
+  EXPECT_GE(more, 60);
+  EXPECT_LE(more, 68);
+  for (int fd : extra) ::close(fd);
 }
 
 // Options::on_execution: one record per answered execute, with who asked,
