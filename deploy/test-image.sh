@@ -133,7 +133,8 @@ grep -q "reachable beyond loopback" <<<"$refusal" || fail "no reason given: $ref
 
 token="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 cleanup() {
-  podman rm -f -t 0 "$name" "$name-refused" >/dev/null 2>&1 || true
+  # One at a time: podman removes none of several names when one is missing.
+  for c in "$name" "$name-refused"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
   rm -rf "$staging"
 }
 trap cleanup EXIT
