@@ -27,49 +27,30 @@ void Metrics::connection_rejected() noexcept {
   rejections_.fetch_add(1);
 }
 
-namespace {
-
-// One observation into a histogram whose buckets are kept non-cumulative.
-template <std::size_t N>
-void observe(const std::array<double, N>& bounds,
-             std::array<std::atomic<std::uint64_t>, N>& buckets, std::atomic<std::uint64_t>& count,
-             std::atomic<std::uint64_t>& sum_micros, double seconds) noexcept {
-  std::size_t bucket = 0;
-  while (bucket < N && seconds > bounds[bucket]) ++bucket;
-  if (bucket < N) buckets[bucket].fetch_add(1);
-  count.fetch_add(1);
-  sum_micros.fetch_add(static_cast<std::uint64_t>(seconds > 0 ? seconds * 1e6 : 0));
-}
-
-template <std::size_t N>
-void histogram(std::string& out, std::string_view name, const std::array<double, N>& bounds,
-               const std::array<std::atomic<std::uint64_t>, N>& buckets,
-               const std::atomic<std::uint64_t>& count,
-               const std::atomic<std::uint64_t>& sum_micros) {
+void render_histogram(std::string& out, std::string_view name, std::span<const double> bounds,
+                      std::span<const std::uint64_t> counts, std::uint64_t count,
+                      std::uint64_t sum_micros) {
   std::uint64_t cumulative = 0;
-  for (std::size_t i = 0; i < N; ++i) {
-    cumulative += buckets[i].load();
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    cumulative += counts[i];
     fmt::format_to(std::back_inserter(out), "{}_bucket{{le=\"{}\"}} {}\n", name, bounds[i],
                    cumulative);
   }
-  const std::uint64_t total = count.load();
-  fmt::format_to(std::back_inserter(out), "{}_bucket{{le=\"+Inf\"}} {}\n", name, total);
+  fmt::format_to(std::back_inserter(out), "{}_bucket{{le=\"+Inf\"}} {}\n", name, count);
   fmt::format_to(std::back_inserter(out), "{}_sum {}\n", name,
-                 static_cast<double>(sum_micros.load()) / 1e6);
-  fmt::format_to(std::back_inserter(out), "{}_count {}\n", name, total);
+                 static_cast<double>(sum_micros) / 1e6);
+  fmt::format_to(std::back_inserter(out), "{}_count {}\n", name, count);
 }
-
-}  // namespace
 
 void Metrics::execution_finished(std::optional<FailureCode> outcome, double seconds) noexcept {
   if (!instrumented_) return;
   executions_[outcome ? 1 + static_cast<int>(*outcome) : 0].fetch_add(1);
-  observe(kBuckets, buckets_, duration_count_, duration_sum_micros_, seconds);
+  durations_.observe(seconds);
 }
 
 void Metrics::queue_waited(double seconds) noexcept {
   if (!instrumented_) return;
-  observe(kWaitBuckets, wait_buckets_, wait_count_, wait_sum_micros_, seconds);
+  waits_.observe(seconds);
 }
 
 void Metrics::tool_call() noexcept {
@@ -115,12 +96,10 @@ std::string Metrics::render(const pool::Stats& stats) const {
 
   family(out, "corral_execution_duration_seconds", "histogram",
          "Time from an execute request to its answer.");
-  histogram(out, "corral_execution_duration_seconds", kBuckets, buckets_, duration_count_,
-            duration_sum_micros_);
+  durations_.render(out, "corral_execution_duration_seconds");
   family(out, "corral_queue_wait_seconds", "histogram",
          "Time an execution waited between admission and a worker slot.");
-  histogram(out, "corral_queue_wait_seconds", kWaitBuckets, wait_buckets_, wait_count_,
-            wait_sum_micros_);
+  waits_.render(out, "corral_queue_wait_seconds");
 
   family(out, "corral_queue_depth", "gauge", "Executions waiting for a worker slot.");
   line("corral_queue_depth", stats.queue_depth);

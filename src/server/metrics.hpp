@@ -11,12 +11,46 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "corral/failure.hpp"
 #include "corral/pool.hpp"
 
 namespace corral::server {
+
+// Histogram::render's body (not a template): bucket lines cumulative, then
+// +Inf, sum and count.
+void render_histogram(std::string& out, std::string_view name, std::span<const double> bounds,
+                      std::span<const std::uint64_t> counts, std::uint64_t count,
+                      std::uint64_t sum_micros);
+
+// A histogram's counts: per bucket (not cumulative; `Bounds` are the upper
+// bounds, ascending; past the last only the count grows), the count and the
+// sum. Lock-free: observed from any thread, rendered cumulative.
+template <const auto& Bounds>
+class Histogram {
+ public:
+  void observe(double seconds) noexcept {
+    std::size_t bucket = 0;
+    while (bucket < Bounds.size() && seconds > Bounds[bucket]) ++bucket;
+    if (bucket < Bounds.size()) buckets_[bucket].fetch_add(1);
+    count_.fetch_add(1);
+    sum_micros_.fetch_add(static_cast<std::uint64_t>(seconds > 0 ? seconds * 1e6 : 0));
+  }
+  // The `name_bucket`, `name_sum` and `name_count` lines.
+  void render(std::string& out, std::string_view name) const {
+    std::array<std::uint64_t, Bounds.size()> counts{};
+    for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = buckets_[i].load();
+    render_histogram(out, name, Bounds, counts, count_.load(), sum_micros_.load());
+  }
+
+ private:
+  std::array<std::atomic<std::uint64_t>, Bounds.size()> buckets_{};
+  std::atomic<std::uint64_t> count_{0};
+  std::atomic<std::uint64_t> sum_micros_{0};
+};
 
 class Metrics {
  public:
@@ -61,13 +95,9 @@ class Metrics {
   std::atomic<std::uint64_t> connections_total_{0};
   std::atomic<std::uint64_t> rejections_{0};
   std::array<std::atomic<std::uint64_t>, kFailureCodeCount + 1> executions_{};
-  std::array<std::atomic<std::uint64_t>, kBuckets.size()> buckets_{};  // not cumulative
-  std::atomic<std::uint64_t> duration_count_{0};
-  std::atomic<std::uint64_t> duration_sum_micros_{0};
+  Histogram<kBuckets> durations_;
   std::atomic<std::uint64_t> tool_calls_{0};
-  std::array<std::atomic<std::uint64_t>, kWaitBuckets.size()> wait_buckets_{};  // not cumulative
-  std::atomic<std::uint64_t> wait_count_{0};
-  std::atomic<std::uint64_t> wait_sum_micros_{0};
+  Histogram<kWaitBuckets> waits_;
   std::size_t slots_ = 0;
   std::size_t queue_capacity_ = 0;
 };

@@ -307,11 +307,9 @@ void WebSocketSession::start_execution(const rpc::Id& id, const json::value* par
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - orphan.started)
                 .count();
-        state->metrics.execution_finished(
-            o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code), seconds);
-        record_execution(*state, identity, orphan, o,
-                         o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code),
-                         seconds, 0);
+        const auto code = o.ok() ? std::nullopt : std::optional<FailureCode>(o.failure().code);
+        state->metrics.execution_finished(code, seconds);
+        record_execution(*state, identity, orphan, o, code, seconds, 0);
       }));
   if (auto found = runs_.find(run->key); found != runs_.end() && found->second.run == run) {
     found->second.ticket = ticket;
