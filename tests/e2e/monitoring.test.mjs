@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 
-import { root, startDaemon } from './health.mjs';
+import { root, startDaemon, trivialExecute } from './health.mjs';
 
 function freePort() {
   return new Promise((resolve) => {
@@ -153,6 +153,43 @@ test('a real Prometheus scrapes the daemon under load and the shipped rules see 
       await prometheusExited;
     }
     rmSync(dir, { recursive: true, force: true });
+    assert.equal(await daemon.stop(), 0);
+  }
+});
+
+// The execution log line is built from what a caller sends: a megabyte id
+// is shown by its first 256 bytes and its size, an id that JSON would
+// rewrite (1.50) as its text, and the daemon answers and stays small.
+test('the execution log line bounds a hostile id and keeps an odd one as sent', async () => {
+  const daemon = await startDaemon(['--log-format', 'json']);
+  try {
+    const ws = new WebSocket(daemon.url, { maxPayload: 64 * 1024 * 1024 });
+    await once(ws, 'open');
+    const answers = [];
+    ws.on('message', (data) => answers.push(data.toString()));
+    const huge = `"${'\u00e9'.repeat(512 * 1024)}"`; // 1 MiB of two-byte characters
+    const answered = (n) => new Promise((resolve) => {
+      const check = () => (answers.length >= n ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    ws.send(`{"jsonrpc":"2.0","id":${huge},"method":"execute","params":{"code":"1"}}`);
+    ws.send('{"jsonrpc":"2.0","id":1.50,"method":"execute","params":{"code":"2"}}');
+    await answered(2);
+    ws.close();
+    await once(ws, 'close');
+    const lines = daemon.log.tail.split('\n').filter((l) => l.includes('"message":"execution"'))
+      .map((l) => JSON.parse(l));
+    assert.equal(lines.length, 2, daemon.log.tail);
+    const long = lines.find((l) => l.id_bytes !== undefined);
+    assert.equal(long.id_bytes, Buffer.byteLength(huge));
+    assert.ok(Buffer.byteLength(long.id) <= 256, long.id.length);
+    assert.ok(long.id.startsWith('"\u00e9\u00e9'), 'cut at a character boundary, as sent');
+    assert.ok(!long.id.includes('\ufffd'));
+    const odd = lines.find((l) => l.id_bytes === undefined);
+    assert.equal(odd.id, '1.50');
+    assert.ok(daemon.log.bytes < 64 * 1024, `the log grew ${daemon.log.bytes} bytes`);
+    assert.equal((await trivialExecute(daemon)).ok, true);
+  } finally {
     assert.equal(await daemon.stop(), 0);
   }
 });
