@@ -13,6 +13,7 @@
 #include <memory>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "client/admin.hpp"
@@ -397,9 +398,18 @@ TEST_F(LiveDeployment, PrometheusEvaluatesTheRulesAndTheDocumentedQueries) {
       const CommandResult r =
           run("promtool query instant " + prometheus_url() + " " + quoted(expr));
       EXPECT_EQ(r.status, 0) << expr << ": " << r.output;
-      EXPECT_EQ(r.output.find(" => "), std::string::npos) << expr << ": " << r.output;
+      // Nothing even pending, but for one cause outside the daemon: on a
+      // loaded machine a scrape can miss its 1 s timeout, and `up` is 0
+      // until the next (CorralNoReplicaUp pending, never firing in 2 min).
+      std::istringstream lines(r.output);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find(" => ") == std::string::npos) continue;
+        EXPECT_TRUE(line.find("alertname=\"CorralNoReplicaUp\"") != std::string::npos &&
+                    line.find("alertstate=\"pending\"") != std::string::npos)
+            << expr << ": " << r.output;
+      }
     } else {
-      EXPECT_NE(query_until_sample(expr, 10s).output.find(" => "), std::string::npos) << expr;
+      EXPECT_NE(query_until_sample(expr, 60s).output.find(" => "), std::string::npos) << expr;
     }
   }
   EXPECT_GE(queries, 3);
