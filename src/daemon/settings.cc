@@ -10,7 +10,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/text.hpp"
 #include "core/units.hpp"
 #include "daemon/tokens.hpp"
 #include "server/request_guard.hpp"
@@ -43,10 +42,10 @@ bool reachable_beyond_loopback(const std::string& host, const std::string& socke
     case Scope::wildcard:
     case Scope::network:
       return true;
-    case Scope::local_socket: {  // not an address: a name
-      std::string name = core::ascii_lower(host);
-      if (!name.empty() && name.back() == '.') name.pop_back();
-      return name != "localhost";
+    case Scope::local_socket: {  // not an address: a name, loopback as the request guard reads it
+      const std::optional<server::Authority> name = server::parse_authority(host);
+      return !(name && name->kind == server::Authority::Kind::name && !name->port &&
+               name->loopback);
     }
   }
   return true;

@@ -67,6 +67,17 @@ export async function startDaemon(args = [], { nofile } = {}) {
   };
 }
 
+// A loopback port free at the time of asking (another process may take it
+// before it is used: for programs that cannot be told port 0).
+export function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 // The daemon's own numbers: open descriptors, VmRSS and VmHWM (KiB), CPU
 // time (clock ticks, user + system, every thread).
 export function procStats(pid) {

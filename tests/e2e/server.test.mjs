@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+
+import { freePort } from './health.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const corral = process.env.CORRAL_BINARY ?? path.join(root, 'build/test/apps/corral/corral');
@@ -104,15 +105,6 @@ async function refusedStatus(url, headers = {}) {
     });
     ws.once('open', () => reject(new Error('the upgrade was accepted')));
     ws.once('error', () => {});
-  });
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
   });
 }
 
