@@ -180,6 +180,20 @@ test('the execution log line bounds a hostile id and keeps an odd one as sent', 
     const odd = lines.find((l) => l.id_bytes === undefined);
     assert.equal(odd.id, '1.50');
     assert.ok(daemon.log.bytes < 64 * 1024, `the log grew ${daemon.log.bytes} bytes`);
+    // Requests refused before the pool cost the caller a small frame each:
+    // 2,000 of them add no line at info.
+    const before = daemon.log.bytes;
+    const flood = new WebSocket(daemon.url);
+    await once(flood, 'open');
+    let refused = 0;
+    const all = new Promise((resolve) => flood.on('message', () => { if (++refused === 2000) resolve(); }));
+    for (let i = 0; i < 2000; i++) {
+      flood.send(`{"jsonrpc":"2.0","id":${i},"method":"execute","params":{"code":${i}}}`);
+    }
+    await all;
+    flood.close();
+    await once(flood, 'close');
+    assert.ok(daemon.log.bytes - before < 1024, `2,000 refusals logged ${daemon.log.bytes - before} bytes`);
     assert.equal((await trivialExecute(daemon)).ok, true);
   } finally {
     assert.equal(await daemon.stop(), 0);
