@@ -264,7 +264,8 @@ void Service::Impl::add_upstream_callables(const std::set<std::string>& command_
       c.output_schema = tool.output_schema;
       c.upstream = upstream.get();
       c.upstream_tool = tool.name;
-      c.needs_approval = std::count(options_.approve.begin(), options_.approve.end(),
+      c.needs_approval = tool.destructive ||
+                         std::count(options_.approve.begin(), options_.approve.end(),
                                     upstream->name() + "." + tool.name) > 0 ||
                          std::count(options_.approve.begin(), options_.approve.end(), c.path) > 0;
       callables_.push_back(std::move(c));

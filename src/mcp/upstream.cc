@@ -52,6 +52,10 @@ std::string read_tools_page(const json::object& result, std::vector<UpstreamTool
         tool.description = std::string(d->get_string());
       if (const json::value* s = o->if_contains("inputSchema")) tool.input_schema = *s;
       if (const json::value* s = o->if_contains("outputSchema")) tool.output_schema = *s;
+      if (const json::value* a = o->if_contains("annotations"); a && a->is_object()) {
+        const json::value* d = a->as_object().if_contains("destructiveHint");
+        tool.destructive = d && d->is_bool() && d->get_bool();
+      }
       out.push_back(std::move(tool));
     }
   }

@@ -25,6 +25,10 @@ struct UpstreamTool {
   std::string description;
   json::value input_schema;   // null when absent
   json::value output_schema;  // null when absent
+  // Its annotations say `destructiveHint: true` (whatever `readOnlyHint`
+  // says: a server that claims both is asked about). Code mode asks the
+  // user before running it, as for a destructive bound command.
+  bool destructive = false;
 };
 
 // UpstreamStatus: what an operator sees of one upstream.

@@ -68,15 +68,17 @@ class Recorder : public Stream {
     return response_ ? *response_ : json::value(nullptr);
   }
   // Waits (bounded) for a related message with this method (a request the
-  // server sent, a notification); null when none came.
-  json::value wait_for(std::string_view method,
+  // server sent, a notification), the first or the one after `skip` others;
+  // null when none came.
+  json::value wait_for(std::string_view method, std::size_t skip = 0,
                        std::chrono::seconds limit = std::chrono::seconds(30)) {
     std::unique_lock lock(mutex_);
     json::value found;
     done_.wait_for(lock, limit, [&] {
+      std::size_t seen = 0;
       for (const json::value& m : notifications_) {
         const json::value* name = m.as_object().if_contains("method");
-        if (name && name->is_string() && name->get_string() == method) {
+        if (name && name->is_string() && name->get_string() == method && seen++ == skip) {
           found = m;
           return true;
         }

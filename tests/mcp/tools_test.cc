@@ -626,6 +626,70 @@ TEST(McpApprovals, AnApprovalNamingNothingStopsTheStart) {
   pool.shutdown(std::chrono::seconds(1));
 }
 
+// An upstream server's own annotations count: code mode asks before a tool
+// it marks `destructiveHint: true` (even one also claiming to be read-only),
+// and runs the read-only and unannotated ones without asking; a client that
+// cannot be asked gets the refusal, and nothing runs.
+TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
+  const auto harness = [](bool elicits) {
+    Options options;
+    Upstream u;
+    u.name = "annotated";
+    u.command = {"/bin/sh",
+                 std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/annotated_upstream.sh"};
+    u.confinement = process::Confinement::none();  // the script is in the source tree
+    options.upstreams = {u};
+    auto h = std::make_unique<Harness>(std::move(options), false);
+    json::object capabilities;
+    if (elicits) capabilities["elicitation"] = json::object{};
+    h->request("initialize",
+               json::object{{"protocolVersion", "2025-11-25"},
+                            {"capabilities", capabilities},
+                            {"clientInfo", json::object{{"name", "t"}, {"version", "1"}}}});
+    h->notify("notifications/initialized");
+    return h;
+  };
+  constexpr const char* kCallAll =
+      "async () => { const out = [];\n"
+      "  for (const t of ['peek', 'plain', 'wipe', 'both']) {\n"
+      "    try { out.push(await codemode.annotated[t]({})); }\n"
+      "    catch (e) { out.push(e.message.split(' ').slice(0, 2).join(' ')); } }\n"
+      "  return out.map(r => typeof r === 'string' ? r : JSON.stringify(r)); }";
+
+  auto h = harness(true);
+  auto call = h->start("tools/call",
+                       json::object{{"name", "execute"}, {"arguments", {{"code", kCallAll}}}});
+  std::vector<std::string> asked_about;
+  for (const char* action : {"accept", "decline"}) {
+    const json::value ask = call->wait_for("elicitation/create", asked_about.size());
+    ASSERT_TRUE(ask.is_object()) << action;
+    asked_about.emplace_back(ask.at("params").at("message").as_string());
+    h->raw(json::serialize(json::object{{"jsonrpc", "2.0"},
+                                        {"id", ask.at("id")},
+                                        {"result", json::object{{"action", action}}}}))
+        ->wait();
+  }
+  const json::value r = call->wait();
+  const std::string got = json::serialize(r.at("result").at("structuredContent").at("value"));
+  ASSERT_EQ(asked_about.size(), 2u);
+  EXPECT_NE(asked_about[0].find("codemode.annotated.wipe"), std::string::npos) << asked_about[0];
+  EXPECT_NE(asked_about[1].find("codemode.annotated.both"), std::string::npos) << asked_about[1];
+  EXPECT_NE(got.find("ran peek"), std::string::npos) << got;
+  EXPECT_NE(got.find("ran plain"), std::string::npos) << got;
+  EXPECT_NE(got.find("ran wipe"), std::string::npos) << got;
+  EXPECT_EQ(got.find("ran both"), std::string::npos) << got;
+  EXPECT_NE(got.find("cancelled: the"), std::string::npos) << got;
+
+  auto silent = harness(false);
+  const std::string refused = json::serialize(
+      silent->call("execute", {{"code", kCallAll}}).at("structuredContent").at("value"));
+  EXPECT_NE(refused.find("ran peek"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("ran plain"), std::string::npos) << refused;
+  EXPECT_EQ(refused.find("ran wipe"), std::string::npos) << refused;
+  EXPECT_EQ(refused.find("ran both"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("invalid_request: codemode.annotated.wipe"), std::string::npos) << refused;
+}
+
 // A call still running when its session closes is answered with the reason
 // (here the shutdown's `unavailable`), then stopped: its tree is gone.
 TEST(McpTools, ClosingASessionAnswersItsCallsInFlight) {
