@@ -56,10 +56,8 @@ void Service::Impl::run_command(const std::string& name, const json::object& inp
           context->log(failure ? LogLevel::warn : LogLevel::info,
                        name + (failure ? ": " + std::string(to_string(failure->code)) : ": ok"));
           return command_result(execution, failure, options_.result_budget,
-                                [&context](std::string name, std::string mime,
-                                           std::string description, std::string text) {
-                                  return context->keep(std::move(name), std::move(mime),
-                                                       std::move(description), std::move(text));
+                                [&context](std::vector<ResultStore::Text> parts) {
+                                  return context->keep(std::move(parts));
                                 });
         },
         name);

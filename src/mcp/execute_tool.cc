@@ -209,10 +209,7 @@ json::object Service::Impl::settle_execute(std::uint64_t id,
                           ms));
   return execution_result(
       outcome, options_.result_budget,
-      [&context](std::string name, std::string mime, std::string description, std::string text) {
-        return context.keep(std::move(name), std::move(mime), std::move(description),
-                            std::move(text));
-      });
+      [&context](std::vector<ResultStore::Text> parts) { return context.keep(std::move(parts)); });
 }
 
 bool RunScope::track(std::function<void()> stop) {

@@ -50,27 +50,29 @@ std::size_t character_start(std::string_view text, std::size_t at) {
 ResultStore::ResultStore(std::size_t max_bytes, std::chrono::milliseconds retention)
     : max_bytes_(max_bytes), retention_(retention) {}
 
-std::optional<std::string> ResultStore::keep(std::uint64_t owner, std::string name,
-                                             std::string mime, std::string description,
-                                             std::string text) {
-  if (text.size() > max_bytes_) return std::nullopt;
-  Entry e{owner,
-          std::string(kScheme) + core::random_hex128() + "/" + name,
-          std::move(name),
-          std::move(mime),
-          std::move(description),
-          std::move(text),
-          Clock::now()};
-  std::string uri = e.uri;
+std::vector<std::optional<std::string>> ResultStore::keep(std::uint64_t owner,
+                                                          std::vector<Text> texts) {
+  std::vector<std::optional<std::string>> uris(texts.size());
+  std::vector<Entry> kept;
+  std::size_t total = 0;
+  const Clock::time_point now = Clock::now();
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    Text& t = texts[i];
+    if (t.text.size() > max_bytes_ - total) continue;
+    total += t.text.size();
+    uris[i] = std::string(kScheme) + core::random_hex128() + "/" + t.name;
+    kept.push_back(Entry{owner, *uris[i], std::move(t.name), std::move(t.mime),
+                         std::move(t.description), std::move(t.text), now});
+  }
   std::lock_guard lock(mutex_);
-  expire(e.kept);
-  while (!entries_.empty() && bytes_ + e.text.size() > max_bytes_) {
+  expire(now);
+  while (!entries_.empty() && bytes_ + total > max_bytes_) {
     bytes_ -= entries_.front().text.size();
     entries_.pop_front();
   }
-  bytes_ += e.text.size();
-  entries_.push_back(std::move(e));
-  return uri;
+  bytes_ += total;
+  for (Entry& e : kept) entries_.push_back(std::move(e));
+  return uris;
 }
 
 std::optional<ResultStore::Page> ResultStore::read(std::uint64_t owner, std::string_view uri) {

@@ -39,10 +39,19 @@ class ResultStore {
     Clock::time_point kept;
   };
 
-  // Keeps `text` for session `owner`; its URI, or nothing when it cannot be
-  // kept (larger than the whole store, or a store of 0 bytes).
-  std::optional<std::string> keep(std::uint64_t owner, std::string name, std::string mime,
-                                  std::string description, std::string text);
+  // One text to keep.
+  struct Text {
+    std::string name;  // "value.json", "stdout.txt", ...
+    std::string mime;
+    std::string description;
+    std::string text;
+  };
+  // Keeps the texts of one result for session `owner`, together: older
+  // entries make room for them, and keeping one never evicts another (a
+  // result never links a part its sibling pushed out). For each text its
+  // URI, or nothing when it cannot be kept (in order, a text that would not
+  // fit the store with the ones before it; every text of a 0-byte store).
+  std::vector<std::optional<std::string>> keep(std::uint64_t owner, std::vector<Text> texts);
 
   // Page: a slice of one entry, as resources/read answers it.
   struct Page {

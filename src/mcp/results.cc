@@ -29,17 +29,25 @@ struct Whole {
 };
 void keep_wholes(const Keep& keep, std::initializer_list<Whole> parts, json::array& content) {
   if (!keep) return;
-  std::string kept, lost;
+  std::vector<const Whole*> cut;
+  std::vector<ResultStore::Text> texts;
   for (const Whole& part : parts) {
     if (!part.text) continue;
-    std::optional<json::object> block =
-        keep(part.name, part.mime,
-             fmt::format("The whole {} ({} bytes) that the result budget cut", part.what,
-                         part.text->size()),
-             *part.text);
-    std::string& list = block ? kept : lost;
-    list += fmt::format("{}{} ({} bytes)", list.empty() ? "" : ", ", part.name, part.text->size());
-    if (block) content.push_back(std::move(*block));
+    cut.push_back(&part);
+    texts.push_back({part.name, part.mime,
+                     fmt::format("The whole {} ({} bytes) that the result budget cut", part.what,
+                                 part.text->size()),
+                     *part.text});
+  }
+  if (cut.empty()) return;
+  std::vector<std::optional<json::object>> blocks = keep(std::move(texts));
+  std::string kept, lost;
+  for (std::size_t i = 0; i < cut.size(); ++i) {
+    const bool linked = i < blocks.size() && blocks[i];
+    std::string& list = linked ? kept : lost;
+    list += fmt::format("{}{} ({} bytes)", list.empty() ? "" : ", ", cut[i]->name,
+                        cut[i]->text->size());
+    if (linked) content.push_back(std::move(*blocks[i]));
   }
   if (!kept.empty())
     content.push_back(text_block("[what the cut dropped is kept whole: " + kept +
@@ -47,8 +55,8 @@ void keep_wholes(const Keep& keep, std::initializer_list<Whole> parts, json::arr
                                  "?offset=BYTES&length=BYTES (at most 1 MiB a page)]"));
   if (!lost.empty())
     content.push_back(
-        text_block("[not kept (larger than the server keeps, or kept results are "
-                   "off): " +
+        text_block("[not kept (larger than the server keeps, alone or with this result's other "
+                   "parts, or kept results are off): " +
                    lost + "]"));
 }
 

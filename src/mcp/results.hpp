@@ -9,11 +9,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/json.hpp"
 #include "corral/bind.hpp"
 #include "corral/pool.hpp"
 #include "corral/process.hpp"
+#include "mcp/result_store.hpp"
 
 namespace corral::mcp {
 
@@ -22,12 +24,12 @@ namespace json = core::json;  // Boost.JSON with corral's writer
 // The text content block {"type":"text","text":...}.
 json::object text_block(std::string text);
 
-// Keep: keeps a part a cut lost (whole) where the client can read it (an MCP
-// resource: ResultStore); returns the content block that points at it, or
-// nothing when it was not kept. Arguments: the part's name ("stdout.txt"),
-// its MIME type, a description, the whole text.
-using Keep = std::function<std::optional<json::object>(std::string name, std::string mime,
-                                                       std::string description, std::string text)>;
+// Keep: keeps the parts one result's cuts lost (whole) where the client can
+// read them (MCP resources: ResultStore::keep, which keeps a result's parts
+// together); for each, the content block that points at it, or nothing when
+// it was not kept.
+using Keep =
+    std::function<std::vector<std::optional<json::object>>(std::vector<ResultStore::Text> parts)>;
 
 // The CallToolResult of a call that `failure` ended without output to show:
 // one text block {"code","message","retryable"}, "isError": true.

@@ -45,11 +45,10 @@ class CallContext {
   virtual std::uint64_t on_cancel(std::function<void()> stop) = 0;
   virtual void forget(std::uint64_t id) = 0;
   virtual bool cancelled() const = 0;
-  // Keeps a part a cut dropped for the session (mcp::Keep); the block that
-  // points at it (a resource_link, or a text note for clients older than
-  // 2025-06-18), or nothing when it was not kept.
-  virtual std::optional<json::object> keep(std::string name, std::string mime,
-                                           std::string description, std::string text) = 0;
+  // Keeps the parts a result's cuts dropped for the session (mcp::Keep);
+  // for each, the block that points at it (a resource_link, or a text note
+  // for clients older than 2025-06-18), or nothing when it was not kept.
+  virtual std::vector<std::optional<json::object>> keep(std::vector<ResultStore::Text> parts) = 0;
   // Whether the client declared the elicitation capability (it can be asked).
   virtual bool can_elicit() const = 0;
   // Asks the client (`elicitation/create`, related to this call) for the

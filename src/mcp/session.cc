@@ -183,11 +183,10 @@ class Session::Call : public CallContext, public std::enable_shared_from_this<Se
         });
   }
 
-  std::optional<json::object> keep(std::string name, std::string mime, std::string description,
-                                   std::string text) override {
+  std::vector<std::optional<json::object>> keep(std::vector<ResultStore::Text> parts) override {
     auto session = session_.lock();
-    if (!session || session->closed_.load() || cancelled()) return std::nullopt;
-    return session->keep(std::move(name), std::move(mime), std::move(description), std::move(text));
+    if (!session || session->closed_.load() || cancelled()) return {};
+    return session->keep(std::move(parts));
   }
 
   void cancel() {
@@ -270,17 +269,30 @@ Session::Session(std::shared_ptr<Service> service)
 
 Session::~Session() { close(); }
 
-std::optional<json::object> Session::keep(std::string name, std::string mime,
-                                          std::string description, std::string text) {
-  const std::size_t size = text.size();
-  std::optional<std::string> uri =
-      service_->impl().results().keep(number_, name, mime, description, std::move(text));
-  if (!uri) return std::nullopt;
-  // resource_link is 2025-06-18's: an older client gets the URI in a note.
-  if (revision() < "2025-06-18")
-    return text_block(fmt::format("[{} is kept as the resource {}]", description, *uri));
-  return json::object{{"type", "resource_link"},    {"uri", *uri},      {"name", name},
-                      {"description", description}, {"mimeType", mime}, {"size", size}};
+std::vector<std::optional<json::object>> Session::keep(std::vector<ResultStore::Text> parts) {
+  struct Shown {  // what a part's block says of it
+    std::string name, mime, description;
+    std::size_t size;
+  };
+  std::vector<Shown> shown;
+  for (const ResultStore::Text& p : parts)
+    shown.push_back({p.name, p.mime, p.description, p.text.size()});
+  const std::vector<std::optional<std::string>> uris =
+      service_->impl().results().keep(number_, std::move(parts));
+  std::vector<std::optional<json::object>> blocks(uris.size());
+  for (std::size_t i = 0; i < uris.size(); ++i) {
+    if (!uris[i]) continue;
+    const Shown& p = shown[i];
+    // resource_link is 2025-06-18's: an older client gets the URI in a note.
+    if (revision() < "2025-06-18")
+      blocks[i] =
+          text_block(fmt::format("[{} is kept as the resource {}]", p.description, *uris[i]));
+    else
+      blocks[i] =
+          json::object{{"type", "resource_link"},      {"uri", *uris[i]},    {"name", p.name},
+                       {"description", p.description}, {"mimeType", p.mime}, {"size", p.size}};
+  }
+  return blocks;
 }
 
 std::function<void()> Session::ask(const std::function<bool(std::string)>& send,

@@ -93,8 +93,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void tools_list(const Id& id, const json::value* params, Stream& stream);
   void tools_call(const Id& id, const json::value* params, const std::shared_ptr<Stream>& stream);
   // What cuts dropped, kept in the service's ResultStore under number_.
-  std::optional<json::object> keep(std::string name, std::string mime, std::string description,
-                                   std::string text);
+  std::vector<std::optional<json::object>> keep(std::vector<ResultStore::Text> parts);
   void resources_list(const Id& id, Stream& stream);
   // A request to the client, written by `send` (false: not sent, the call
   // has ended); `answered` gets the client's response object (result or

@@ -429,6 +429,24 @@ TEST(McpTools, KeptResultsAreBoundedInBytesOldestFirst) {
   EXPECT_TRUE(
       h.request("resources/read", json::object{{"uri", uris[2]}}).as_object().contains("result"));
   EXPECT_LE(kept_bytes(h.service()), 50'000u);
+
+  // Found by a hostile review: a result whose parts together overfill the
+  // store kept its stdout by evicting its own value.json, then linked both.
+  // A result's parts are kept together: every link it gives reads, and the
+  // part that did not fit is named as not kept.
+  json::object pair = h.call(
+      "execute",
+      {{"code", "async () => { console.log('o'.repeat(30000)); return 'v'.repeat(30000); }"}});
+  const auto links = links_of(pair);
+  ASSERT_EQ(links.size(), 1u) << json::serialize(pair.at("content"));
+  for (const auto& [name, link] : links) {
+    EXPECT_TRUE(h.request("resources/read", json::object{{"uri", link.at("uri")}})
+                    .as_object()
+                    .contains("result"))
+        << name << " is linked but was not kept";
+  }
+  EXPECT_TRUE(says(pair, "[not kept (larger than the server keeps")) << json::serialize(pair);
+  EXPECT_LE(kept_bytes(h.service()), 50'000u);
 }
 
 // A client of a revision before resource_link (2025-03-26) gets the URI in a
