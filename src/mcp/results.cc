@@ -109,27 +109,38 @@ std::string budget_note(std::size_t budget) {
       budget);
 }
 
+// The failure's text block, its message held to `allowance` bytes of JSON
+// (a guest's error message is the guest's to make long); sets `cut` then.
+json::object failure_block(json::object failure, std::size_t allowance, bool& cut) {
+  failure["message"] = cut_json_string(failure.at("message").as_string(), allowance, cut);
+  return text_block(json::serialize(failure));
+}
+
 // A failed run: the failure, then what its console held.
 json::object failed_run_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
-  bool out_cut = false, err_cut = false;
-  content.push_back(text_block(json::serialize(failure_json(failure))));
+  bool message_cut = false, out_cut = false, err_cut = false;
+  content.push_back(failure_block(failure_json(failure), budget / 2, message_cut));
+  const std::size_t used = content.back().at("text").as_string().size();
+  const std::size_t console_room = budget > used ? (budget - used) / 2 : 0;
   if (failure.execution) {
     const Execution& e = *failure.execution;
     if (!e.stdout_text().empty())
-      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), budget / 2, out_cut)));
+      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), console_room, out_cut)));
     if (!e.stderr_text().empty())
-      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), budget / 2, err_cut)));
+      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), console_room, err_cut)));
     if (replaced(e)) content.push_back(text_block(kReplacedNote));
   }
-  if (out_cut || err_cut) {
+  if (message_cut || out_cut || err_cut) {
     content.push_back(text_block(
-        fmt::format("[the output was cut to fit the result budget of {} bytes]", budget)));
-    const Execution& e = *failure.execution;
-    keep_wholes(keep,
-                {{"stdout.txt", "text/plain", "stdout", out_cut ? &e.stdout_text() : nullptr},
-                 {"stderr.txt", "text/plain", "stderr", err_cut ? &e.stderr_text() : nullptr}},
-                content);
+        fmt::format("[the result was cut to fit the result budget of {} bytes]", budget)));
+    const Execution* e = failure.execution.get();
+    keep_wholes(
+        keep,
+        {{"message.txt", "text/plain", "error message", message_cut ? &failure.message : nullptr},
+         {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
+         {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
+        content);
   }
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
@@ -141,19 +152,26 @@ json::object failed_command_result(const Failure& failure, std::size_t budget, c
     f["message"] = failure.message +
                    " Every execution slot of this command is taken; retry "
                    "after the running call ends.";
-  content.push_back(text_block(json::serialize(f)));
+  bool message_cut = false, cut = false, out_cut = false, err_cut = false;
+  content.push_back(failure_block(std::move(f), budget / 2, message_cut));
+  const std::size_t used = content.back().at("text").as_string().size();
   if (failure.execution) {
-    bool cut = false, out_cut = false, err_cut = false;
     const Execution& e = *failure.execution;
-    content.push_back(
-        text_block(json::serialize(command_view(e, budget, cut, &out_cut, &err_cut))));
+    const std::size_t room = budget > used ? budget - used : 0;
+    content.push_back(text_block(json::serialize(command_view(e, room, cut, &out_cut, &err_cut))));
     if (replaced(e)) content.push_back(text_block(kReplacedNote));
     if (cut) content.push_back(text_block(budget_note(budget)));
-    keep_wholes(keep,
-                {{"stdout.txt", "text/plain", "stdout", out_cut ? &e.stdout_text() : nullptr},
-                 {"stderr.txt", "text/plain", "stderr", err_cut ? &e.stderr_text() : nullptr}},
-                content);
   }
+  if (message_cut)
+    content.push_back(text_block(fmt::format(
+        "[the failure's message was cut to fit the result budget of {} bytes]", budget)));
+  const Execution* e = failure.execution.get();
+  keep_wholes(
+      keep,
+      {{"message.txt", "text/plain", "error message", message_cut ? &failure.message : nullptr},
+       {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
+       {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
+      content);
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
 

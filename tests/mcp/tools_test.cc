@@ -407,6 +407,35 @@ TEST(McpTools, WhatACutDropsIsKeptAsAResourceTheSessionCanPageThrough) {
   EXPECT_EQ(kept_bytes(h.service()), 0u);
 }
 
+// Found by a hostile review: a guest's error message was not held to the
+// result budget (16 KB through a 1 KiB budget) nor kept. Now it is cut like
+// the console, and kept whole as message.txt.
+TEST(McpTools, AGuestErrorMessageIsHeldToTheBudgetAndKeptWhole) {
+  Options options;
+  options.result_budget = 1024;
+  Harness h(std::move(options));
+  json::object r = h.call("execute", {{"code",
+                                       "async () => { console.log('o'.repeat(5000));"
+                                       " throw new Error('m'.repeat(16000) + 'END'); }"}});
+  EXPECT_EQ(r.at("isError"), true);
+  std::size_t text_bytes = 0;
+  for (const auto& block : r.at("content").as_array())
+    if (block.at("type") == "text") text_bytes += block.at("text").as_string().size();
+  EXPECT_LE(text_bytes, 1600u) << json::serialize(r);
+  const std::string first(r.at("content").at(0).at("text").as_string());
+  EXPECT_NE(first.find("guest_error"), std::string::npos) << first;
+  EXPECT_NE(first.find("more bytes]"), std::string::npos) << first;
+  auto links = links_of(r);
+  ASSERT_TRUE(links.count("message.txt")) << json::serialize(r.at("content"));
+  ASSERT_TRUE(links.count("stdout.txt")) << json::serialize(r.at("content"));
+  const json::value read =
+      h.request("resources/read", json::object{{"uri", links.at("message.txt").at("uri")}});
+  const std::string whole(read.at("result").at("contents").at(0).at("text").as_string());
+  EXPECT_NE(whole.find(std::string(16000, 'm') + "END"), std::string::npos);
+  // The next call is served.
+  EXPECT_EQ(h.call("execute", {{"code", "async () => 5"}}).at("structuredContent").at("value"), 5);
+}
+
 // The store is bounded: a part larger than all of it is not kept (the cut
 // note still says what was cut), and the oldest parts go first.
 TEST(McpTools, KeptResultsAreBoundedInBytesOldestFirst) {
