@@ -332,18 +332,10 @@ std::string Service::Impl::compact_preamble() const {
       "\n\n{} functions are bound ({} commands, {} upstream tools). Their declarations are not "
       "listed here: find them from your code with two functions that are always there, then "
       "call what they find as `await codemode.<name>(input)`:\n\n```ts\n"
-      "declare const codemode: {{\n"
-      "  /** Functions whose names or descriptions hold the query's words, best first (a word "
-      "in the name ranks higher); an empty query lists them all in order. At most `limit` "
-      "(default {}, at most {}) from `offset`. */\n"
-      "  search(query: string | {{ query?: string; limit?: number; offset?: number }}): "
-      "Promise<{{ name: string; description: string }}[]>;\n"
-      "  /** The TypeScript declaration of one function, e.g. "
-      "describe(\"codemode.{}\"). */\n"
-      "  describe(name: string): Promise<string>;\n"
-      "}};\n```",
-      callables_.size(), commands_.size(), upstream_tools, Finder::kDefaultLimit, Finder::kMaxLimit,
-      callables_.front().path);
+      "declare const codemode: {{\n{}{}}};\n```",
+      callables_.size(), commands_.size(), upstream_tools,
+      finder_member(kSearchPath, callables_.front().path),
+      finder_member(kDescribePath, callables_.front().path));
   // A sample of the names (bounded), so that a first query can be a good one.
   constexpr std::size_t kNamesBytes = 1500;
   std::string names;

@@ -70,6 +70,23 @@ std::size_t count_of(const json::object& input, std::string_view key, std::size_
 
 }  // namespace
 
+std::string finder_member(std::string_view path, std::string_view example) {
+  if (path == kSearchPath)
+    return fmt::format(
+        "  /** Functions whose names or descriptions hold the query's words, best first (a word "
+        "in the name ranks higher); an empty query lists them all in order. At most `limit` "
+        "(default {}, at most {}) from `offset`. */\n"
+        "  search(query: string | {{ query?: string; limit?: number; offset?: number }}): "
+        "Promise<{{ name: string; description: string }}[]>;\n",
+        Finder::kDefaultLimit, Finder::kMaxLimit);
+  if (path == kDescribePath)
+    return fmt::format(
+        "  /** The TypeScript declaration of one function, e.g. describe(\"codemode.{}\"). */\n"
+        "  describe(name: string): Promise<string>;\n",
+        example);
+  return {};
+}
+
 Finder::Finder(std::vector<DeclaredTool> tools) : tools_(std::move(tools)) {
   for (const DeclaredTool& t : tools_) {
     std::string path;
@@ -98,8 +115,10 @@ std::string Finder::search(std::string_view input_json) const {
           fmt::format("invalid_request: codemode.search: unknown field `{}` (query, limit, "
                       "offset)",
                       std::string_view(key)));
-  const std::size_t limit =
-      std::max<std::size_t>(1, count_of(input, "limit", kDefaultLimit, kMaxLimit));
+  const std::size_t limit = count_of(input, "limit", kDefaultLimit, kMaxLimit);
+  if (limit == 0)
+    throw FinderError(
+        fmt::format("invalid_request: codemode.search: `limit` must be from 1 to {}", kMaxLimit));
   const std::size_t offset = count_of(input, "offset", 0, tools_.size());
   const std::vector<std::string> words = words_of(core::ascii_lower(query));
 
@@ -135,6 +154,10 @@ std::string Finder::search(std::string_view input_json) const {
 
 std::string Finder::describe(std::string_view input_json) const {
   const json::object input = input_object(input_json, kDescribePath, "name");
+  for (const auto& [key, v] : input)
+    if (key != "name")
+      throw FinderError(fmt::format("invalid_request: codemode.describe: unknown field `{}` (name)",
+                                    std::string_view(key)));
   const json::value* n = input.if_contains("name");
   if (!n || !n->is_string())
     throw FinderError(
@@ -145,6 +168,10 @@ std::string Finder::describe(std::string_view input_json) const {
   for (std::size_t i = 0; i < tools_.size(); ++i) {
     if (paths_[i] == name) return json::serialize(json::string(declarations({tools_[i]})));
   }
+  if (name == kSearchPath || name == kDescribePath)
+    return json::serialize(json::string(
+        "declare const codemode: {\n" +
+        finder_member(name, paths_.empty() ? std::string_view("search") : paths_.front()) + "};"));
   const std::size_t shown = core::utf8_cut(name, 200);
   throw FinderError(
       fmt::format("no_such_tool: no function codemode.{}{}; codemode.search(query) finds them",

@@ -18,6 +18,12 @@ namespace corral::mcp {
 inline constexpr std::string_view kSearchPath = "search";
 inline constexpr std::string_view kDescribePath = "describe";
 
+// The finder's own member of `codemode` at `path` (kSearchPath or
+// kDescribePath) as a TypeScript member declaration with its doc comment,
+// two-space indented lines ending in newlines; empty for any other path.
+// `example` is a function's path for describe's comment.
+std::string finder_member(std::string_view path, std::string_view example);
+
 // FinderError: arguments the finder refuses; its message starts with the
 // failure code the guest's Error carries ("invalid_request: ...",
 // "no_such_tool: ...").
@@ -51,7 +57,8 @@ class Finder {
   std::string search(std::string_view input_json) const;
 
   // `codemode.describe(input)`: input is a name ("codemode.x.y" or "x.y")
-  // or {name}. Returns the JSON text of its TypeScript declaration.
+  // or {name}. Returns the JSON text of its TypeScript declaration (search
+  // and describe included).
   std::string describe(std::string_view input_json) const;
 
   std::size_t size() const noexcept { return tools_.size(); }

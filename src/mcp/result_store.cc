@@ -15,6 +15,7 @@ namespace {
 
 // `text`'s value for `key` in a query "a=1&b=2"; nothing when absent.
 std::optional<std::size_t> query_number(std::string_view query, std::string_view key) {
+  std::optional<std::size_t> found;
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
@@ -25,13 +26,14 @@ std::optional<std::size_t> query_number(std::string_view query, std::string_view
     if (k != "offset" && k != "length")
       throw std::invalid_argument("a query takes offset and length only");
     if (k != key) continue;
+    if (found) throw std::invalid_argument(fmt::format("{} is given twice", key));
     std::size_t n = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
     if (ec != std::errc() || end != v.data() + v.size() || v.empty())
       throw std::invalid_argument(fmt::format("{} must be a whole number of bytes", key));
-    return n;
+    found = n;
   }
-  return std::nullopt;
+  return found;
 }
 
 // The first byte of the UTF-8 character `at` is in (at most 3 back).
@@ -61,8 +63,9 @@ std::vector<std::optional<std::string>> ResultStore::keep(std::uint64_t owner,
     if (t.text.size() > max_bytes_ - total) continue;
     total += t.text.size();
     uris[i] = std::string(kScheme) + core::random_hex128() + "/" + t.name;
+    const std::size_t size = t.text.size();
     kept.push_back(Entry{owner, *uris[i], std::move(t.name), std::move(t.mime),
-                         std::move(t.description), std::move(t.text), now});
+                         std::move(t.description), std::move(t.text), now, size});
   }
   std::lock_guard lock(mutex_);
   expire(now);
@@ -86,12 +89,13 @@ std::optional<ResultStore::Page> ResultStore::read(std::uint64_t owner, std::str
   expire(Clock::now());
   for (const Entry& e : entries_) {
     if (e.owner != owner || e.uri != base) continue;
-    if (!offset && !length) return Page{std::string(uri), e.mime, e.text};
+    if (!offset && !length) return Page{std::string(uri), e.mime, e.text, 0, e.text.size()};
     const std::string_view text = e.text;
     const std::size_t from = character_start(text, std::min(offset.value_or(0), text.size()));
     const std::size_t want = std::min(length.value_or(kMaxPageBytes), kMaxPageBytes);
     const std::size_t to = character_start(text, std::min(text.size(), from + want));
-    return Page{std::string(uri), e.mime, std::string(text.substr(from, to - from))};
+    return Page{std::string(uri), e.mime, std::string(text.substr(from, to - from)), from,
+                text.size()};
   }
   return std::nullopt;
 }
@@ -102,10 +106,7 @@ std::vector<ResultStore::Entry> ResultStore::list(std::uint64_t owner) {
   std::vector<Entry> out;
   for (const Entry& e : entries_) {
     if (e.owner != owner) continue;
-    Entry shown = e;
-    shown.text.clear();
-    shown.text.shrink_to_fit();
-    out.push_back(std::move(shown));
+    out.push_back(Entry{e.owner, e.uri, e.name, e.mime, e.description, {}, e.kept, e.size});
   }
   return out;
 }

@@ -37,6 +37,7 @@ class ResultStore {
     std::string description;
     std::string text;
     Clock::time_point kept;
+    std::size_t size = 0;  // the text's bytes (list() leaves the text out)
   };
 
   // One text to keep.
@@ -58,12 +59,15 @@ class ResultStore {
     std::string uri;  // as asked, with its query
     std::string mime;
     std::string text;
+    std::size_t offset = 0;  // where `text` begins in the whole (after the boundary move)
+    std::size_t size = 0;    // the whole text's bytes
   };
   // The entry at `uri` (owned by `owner`, not expired), whole, or the
   // slice `?offset=N&length=M` asks for (bytes, moved back to the nearest
   // UTF-8 character boundaries; length at most kMaxPageBytes). Nothing when
   // it is not there (unknown, another session's, expired, evicted);
-  // std::invalid_argument for a malformed query.
+  // std::invalid_argument for a malformed query (a part other than offset
+  // and length, one given twice, a value that is no whole number).
   std::optional<Page> read(std::uint64_t owner, std::string_view uri);
 
   // The owner's entries, oldest first (texts left empty).

@@ -350,8 +350,11 @@ void Session::answer(const Id& id, const json::object& response) {
 void Session::resources_list(const Id& id, Stream& stream) {
   json::array list;
   for (const ResultStore::Entry& e : service_->impl().results().list(number_))
-    list.push_back(json::object{
-        {"uri", e.uri}, {"name", e.name}, {"description", e.description}, {"mimeType", e.mime}});
+    list.push_back(json::object{{"uri", e.uri},
+                                {"name", e.name},
+                                {"description", e.description},
+                                {"mimeType", e.mime},
+                                {"size", e.size}});
   stream.finish(result_message(id, json::object{{"resources", std::move(list)}}));
 }
 
@@ -383,10 +386,15 @@ void Session::resources_read(const Id& id, const json::object& params, Stream& s
                 .count())));
     return;
   }
+  // Where the page begins and how large the whole is: a page's ends move
+  // back to character boundaries, so its length alone does not say whether
+  // more follows.
+  json::object meta{{"corral/offset", page->offset}, {"corral/size", page->size}};
   stream.finish(result_message(
       id, json::object{{"contents", json::array{json::object{{"uri", page->uri},
                                                              {"mimeType", page->mime},
-                                                             {"text", std::move(page->text)}}}}}));
+                                                             {"text", std::move(page->text)},
+                                                             {"_meta", std::move(meta)}}}}}));
 }
 
 std::string Session::revision() const {

@@ -371,11 +371,24 @@ TEST(McpTools, WhatACutDropsIsKeptAsAResourceTheSessionCanPageThrough) {
   json::value page =
       h.request("resources/read", json::object{{"uri", stdout_uri + "?offset=5&length=10"}});
   EXPECT_EQ(page.at("result").at("contents").at(0).at("text"), "line\nline\n");
+  // The page says where it begins and how large the whole is (found by a
+  // hostile review: nothing said whether more followed); a parameter given
+  // twice is refused, not read as its first.
+  EXPECT_EQ(page.at("result").at("contents").at(0).at("_meta").at("corral/offset"), 5);
+  EXPECT_EQ(page.at("result").at("contents").at(0).at("_meta").at("corral/size"), 15001);
+  EXPECT_EQ(h.request("resources/read",
+                      json::object{{"uri", stdout_uri + "?offset=5&offset=0&length=10"}})
+                .at("error")
+                .at("code"),
+            -32602);
   json::value whole_out = h.request("resources/read", json::object{{"uri", stdout_uri}});
   EXPECT_EQ(whole_out.at("result").at("contents").at(0).at("text").as_string().size(), 15001u);
 
   json::value listed = h.request("resources/list");
   EXPECT_EQ(listed.at("result").at("resources").as_array().size(), 2u) << json::serialize(listed);
+  for (const auto& resource : listed.at("result").at("resources").as_array())
+    EXPECT_EQ(resource.at("size"),
+              links.at(std::string(resource.at("name").as_string())).at("size"));
 
   // Malformed pages are refused; a URI not kept is "Resource not found".
   json::value bad = h.request("resources/read", json::object{{"uri", stdout_uri + "?offset=x"}});
@@ -868,17 +881,30 @@ TEST(McpTools, CompactModeFindersRefuseBadInputWithACodeAndTheRunGoesOn) {
         "1}),\n"
         "                   () => codemode.search('q'.repeat(5000)), () => "
         "codemode.describe('nope'),\n"
-        "                   () => codemode.describe({}), () => codemode.search({limit: -1})]) {\n"
+        "                   () => codemode.describe({}), () => codemode.search({limit: -1}),\n"
+        "                   () => codemode.search({limit: 0}),\n"
+        "                   () => codemode.describe({name: 'codemode.fixture_greet', x: 1})]) {\n"
         "    try { await f(); caught.push('no error'); } catch (e) { "
         "caught.push(String(e.message).split(':')[0]); }\n"
         "  }\n"
         "  const found = await codemode.search('greet');\n"
-        "  return {caught, found: found.map(h => h.name)};\n"
+        "  const own = [await codemode.describe('codemode.search'), await "
+        "codemode.describe('describe')];\n"
+        "  return {caught, found: found.map(h => h.name), own};\n"
         "}"}});
   ASSERT_FALSE(r.contains("isError")) << json::serialize(r);
-  EXPECT_EQ(json::serialize(r.at("structuredContent").at("value")),
-            R"({"caught":["invalid_request","invalid_request","invalid_request","no_such_tool",)"
-            R"("invalid_request","invalid_request"],"found":["codemode.fixture_greet"]})");
+  const json::value& value = r.at("structuredContent").at("value");
+  EXPECT_EQ(json::serialize(value.at("caught")),
+            R"(["invalid_request","invalid_request","invalid_request","no_such_tool",)"
+            R"("invalid_request","invalid_request","invalid_request","invalid_request"])");
+  EXPECT_EQ(json::serialize(value.at("found")), R"(["codemode.fixture_greet"])");
+  // Found by a hostile review: describe did not know the finder's own two.
+  const std::string search_declared(value.at("own").at(0).as_string());
+  const std::string describe_declared(value.at("own").at(1).as_string());
+  EXPECT_NE(search_declared.find("  search(query: string | {"), std::string::npos)
+      << search_declared;
+  EXPECT_NE(describe_declared.find("  describe(name: string): Promise<string>;"), std::string::npos)
+      << describe_declared;
 }
 
 // A command that code mode would call codemode.search cannot hide the
