@@ -116,6 +116,18 @@ json::object failure_block(json::object failure, std::size_t allowance, bool& cu
   return text_block(json::serialize(failure));
 }
 
+// keep_wholes for a failure: its message and its output, those that were cut.
+void keep_failure_wholes(const Keep& keep, const Failure& failure, bool message_cut, bool out_cut,
+                         bool err_cut, json::array& content) {
+  const Execution* e = failure.execution.get();
+  keep_wholes(
+      keep,
+      {{"message.txt", "text/plain", "error message", message_cut ? &failure.message : nullptr},
+       {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
+       {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
+      content);
+}
+
 // A failed run: the failure, then what its console held.
 json::object failed_run_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
@@ -134,13 +146,7 @@ json::object failed_run_result(const Failure& failure, std::size_t budget, const
   if (message_cut || out_cut || err_cut) {
     content.push_back(text_block(
         fmt::format("[the result was cut to fit the result budget of {} bytes]", budget)));
-    const Execution* e = failure.execution.get();
-    keep_wholes(
-        keep,
-        {{"message.txt", "text/plain", "error message", message_cut ? &failure.message : nullptr},
-         {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
-         {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
-        content);
+    keep_failure_wholes(keep, failure, message_cut, out_cut, err_cut, content);
   }
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
@@ -165,13 +171,7 @@ json::object failed_command_result(const Failure& failure, std::size_t budget, c
   if (message_cut)
     content.push_back(text_block(fmt::format(
         "[the failure's message was cut to fit the result budget of {} bytes]", budget)));
-  const Execution* e = failure.execution.get();
-  keep_wholes(
-      keep,
-      {{"message.txt", "text/plain", "error message", message_cut ? &failure.message : nullptr},
-       {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
-       {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
-      content);
+  keep_failure_wholes(keep, failure, message_cut, out_cut, err_cut, content);
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
 

@@ -518,10 +518,9 @@ TEST(McpTools, OlderClientsGetTheKeptURIAsText) {
 }
 
 // A Harness whose client declares elicitation (or not), with fixture_greet
-// listed for approval.
-std::unique_ptr<Harness> approving_harness(bool elicits) {
-  Options options;
-  options.approve = {"fixture_greet"};
+// listed for approval unless `options` say otherwise.
+std::unique_ptr<Harness> approving_harness(bool elicits, Options options = {}) {
+  if (options.approve.empty() && options.upstreams.empty()) options.approve = {"fixture_greet"};
   auto h = std::make_unique<Harness>(std::move(options), false);
   json::object capabilities;
   if (elicits) capabilities["elicitation"] = json::object{};
@@ -699,15 +698,7 @@ TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
                  std::string(CORRAL_SOURCE_DIR) + "/tests/mcp/fixtures/annotated_upstream.sh"};
     u.confinement = process::Confinement::none();  // the script is in the source tree
     options.upstreams = {u};
-    auto h = std::make_unique<Harness>(std::move(options), false);
-    json::object capabilities;
-    if (elicits) capabilities["elicitation"] = json::object{};
-    h->request("initialize",
-               json::object{{"protocolVersion", "2025-11-25"},
-                            {"capabilities", capabilities},
-                            {"clientInfo", json::object{{"name", "t"}, {"version", "1"}}}});
-    h->notify("notifications/initialized");
-    return h;
+    return approving_harness(elicits, std::move(options));
   };
   constexpr const char* kCallAll =
       "async () => { const out = [];\n"
