@@ -417,7 +417,8 @@ void declare_mcp(Declare& add, const Settings& d) {
       d.mcp_mode, one_of(&Settings::mcp_mode, {"direct", "compact"}));
   add("mcp-approve",
       "Functions code mode runs only after the user approves (MCP elicitation), besides commands "
-      "annotated destructiveHint: command tool names or SERVER.TOOL (comma-separated)",
+      "and upstream tools annotated destructiveHint: command tool names or SERVER.TOOL "
+      "(comma-separated)",
       "", list(&Settings::mcp_approve, "NAME,..."));
   add("mcp-upstream",
       "Upstream MCP servers for code mode: JSON {\"NAME\": {\"command\": [..]} or "

@@ -411,11 +411,14 @@ void Service::Impl::publish_tools() {
                    {"description", execute_description()},
                    {"inputSchema", execute_input_schema()},
                    {"outputSchema", execute_output_schema()},
-                   {"annotations", json::object{{"title", "Execute code"},
-                                                {"readOnlyHint", false},
-                                                {"destructiveHint", !commands_.empty()},
-                                                {"idempotentHint", false},
-                                                {"openWorldHint", !upstreams_.empty()}}}});
+                   {"annotations",
+                    json::object{{"title", "Execute code"},
+                                 {"readOnlyHint", false},
+                                 // An upstream tool may be destructive
+                                 // whether or not its server says so.
+                                 {"destructiveHint", !commands_.empty() || !upstreams_.empty()},
+                                 {"idempotentHint", false},
+                                 {"openWorldHint", !upstreams_.empty()}}}});
   if (options_.mode == Mode::direct) {
     for (const auto& [name, entry] : commands_) add(name, command_tool(name, *entry.second));
   } else if (!commands_.empty()) {

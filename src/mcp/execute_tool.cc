@@ -284,12 +284,16 @@ void Service::Impl::approve_then_run(const Callable& callable, std::string args_
                                      const std::shared_ptr<CallContext>& context) {
   const std::string name = "codemode." + callable.path;
   if (!context->can_elicit()) {
+    // A bound command is a tool of its own too (the client asks before a
+    // direct call); an upstream tool is reachable from code mode only.
     answer.reject(fmt::format(
         "invalid_request: {} needs the user's approval (it is destructive or the operator "
         "listed it), and this client cannot be asked (it declared no elicitation capability); "
-        "nothing was run. Call it as a tool of its own, where the client asks, or use a client "
-        "that supports elicitation.",
-        name));
+        "nothing was run. {}",
+        name,
+        callable.binding ? "Call it as a tool of its own, where the client asks, or use a client "
+                           "that supports elicitation."
+                         : "Use a client that supports elicitation."));
     return;
   }
   {

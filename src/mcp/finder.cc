@@ -58,12 +58,12 @@ json::object input_object(std::string_view input_json, std::string_view function
 }
 
 std::size_t count_of(const json::object& input, std::string_view key, std::size_t fallback,
-                     std::size_t max) {
+                     std::size_t least, std::size_t max) {
   const json::value* v = input.if_contains(key);
   if (!v || v->is_null()) return fallback;
-  if (!v->is_number() || v->to_number<double>() < 0)
-    throw FinderError(
-        fmt::format("invalid_request: codemode.search: `{}` must be a number of at least 0", key));
+  if (!v->is_number() || v->to_number<double>() < static_cast<double>(least))
+    throw FinderError(fmt::format(
+        "invalid_request: codemode.search: `{}` must be a number of at least {}", key, least));
   const double d = v->to_number<double>();
   return d >= static_cast<double>(max) ? max : static_cast<std::size_t>(d);
 }
@@ -115,11 +115,8 @@ std::string Finder::search(std::string_view input_json) const {
           fmt::format("invalid_request: codemode.search: unknown field `{}` (query, limit, "
                       "offset)",
                       std::string_view(key)));
-  const std::size_t limit = count_of(input, "limit", kDefaultLimit, kMaxLimit);
-  if (limit == 0)
-    throw FinderError(
-        fmt::format("invalid_request: codemode.search: `limit` must be from 1 to {}", kMaxLimit));
-  const std::size_t offset = count_of(input, "offset", 0, tools_.size());
+  const std::size_t limit = count_of(input, "limit", kDefaultLimit, 1, kMaxLimit);
+  const std::size_t offset = count_of(input, "offset", 0, 0, tools_.size());
   const std::vector<std::string> words = words_of(core::ascii_lower(query));
 
   // A word in the name counts three, in the description one; every hit

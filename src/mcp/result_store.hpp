@@ -51,7 +51,8 @@ class ResultStore {
   // entries make room for them, and keeping one never evicts another (a
   // result never links a part its sibling pushed out). For each text its
   // URI, or nothing when it cannot be kept (in order, a text that would not
-  // fit the store with the ones before it; every text of a 0-byte store).
+  // fit the store with the ones before it: any text but an empty one when
+  // the store holds 0 bytes).
   std::vector<std::optional<std::string>> keep(std::uint64_t owner, std::vector<Text> texts);
 
   // Page: a slice of one entry, as resources/read answers it.

@@ -66,6 +66,16 @@ json::object failure_json(const Failure& failure) {
                       {"retryable", failure.retryable()}};
 }
 
+// `room` bytes shared by stdout and stderr needing `out_size` and
+// `err_size`: each gets half, and one that needs less leaves the rest to
+// the other. Returns {stdout's, stderr's}.
+std::pair<std::size_t, std::size_t> split_room(std::size_t room, std::size_t out_size,
+                                               std::size_t err_size) {
+  const std::size_t err_room =
+      std::min(err_size, std::max(room / 2, room - std::min(out_size, room)));
+  return {room - err_room, err_room};
+}
+
 // A command's output view (bind::output_view: stdout, stderr, exitCode,
 // truncated, replaced?) whose JSON fits in about `budget` bytes and still
 // follows bind::output_schema(): only the two strings are cut (between
@@ -88,10 +98,7 @@ json::object command_view(const Execution& execution, std::size_t budget, bool& 
   const std::size_t room = budget > fixed ? budget - fixed : 0;
   const std::size_t out_size = json::serialize(json::string_view(out)).size();
   const std::size_t err_size = json::serialize(json::string_view(err)).size();
-  // Each string gets half the room; one that needs less leaves the rest to the other.
-  const std::size_t err_room =
-      std::min(err_size, std::max(room / 2, room - std::min(out_size, room)));
-  const std::size_t out_room = room - err_room;
+  const auto [out_room, err_room] = split_room(room, out_size, err_size);
   bool o = false, e = false;
   view["stdout"] = cut_json_string(out, out_room, o);
   view["stderr"] = cut_json_string(err, err_room, e);
@@ -116,16 +123,16 @@ json::object failure_block(json::object failure, std::size_t allowance, bool& cu
   return text_block(json::serialize(failure));
 }
 
-// keep_wholes for a failure: its message and its output, those that were cut.
-void keep_failure_wholes(const Keep& keep, const Failure& failure, bool message_cut, bool out_cut,
-                         bool err_cut, json::array& content) {
+// keep_wholes for a failure: its message (as the result shows it) and its
+// output, those that were cut.
+void keep_failure_wholes(const Keep& keep, const Failure& failure, const std::string& message,
+                         bool message_cut, bool out_cut, bool err_cut, json::array& content) {
   const Execution* e = failure.execution.get();
-  keep_wholes(
-      keep,
-      {{"message.txt", "text/plain", "error message", message_cut ? &failure.message : nullptr},
-       {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
-       {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
-      content);
+  keep_wholes(keep,
+              {{"message.txt", "text/plain", "error message", message_cut ? &message : nullptr},
+               {"stdout.txt", "text/plain", "stdout", out_cut ? &e->stdout_text() : nullptr},
+               {"stderr.txt", "text/plain", "stderr", err_cut ? &e->stderr_text() : nullptr}},
+              content);
 }
 
 // A failed run: the failure, then what its console held.
@@ -134,19 +141,20 @@ json::object failed_run_result(const Failure& failure, std::size_t budget, const
   bool message_cut = false, out_cut = false, err_cut = false;
   content.push_back(failure_block(failure_json(failure), budget / 2, message_cut));
   const std::size_t used = content.back().at("text").as_string().size();
-  const std::size_t console_room = budget > used ? (budget - used) / 2 : 0;
   if (failure.execution) {
     const Execution& e = *failure.execution;
+    const auto [out_room, err_room] = split_room(budget > used ? budget - used : 0,
+                                                 e.stdout_text().size(), e.stderr_text().size());
     if (!e.stdout_text().empty())
-      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), console_room, out_cut)));
+      content.push_back(text_block("stdout:\n" + cut_text(e.stdout_text(), out_room, out_cut)));
     if (!e.stderr_text().empty())
-      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), console_room, err_cut)));
+      content.push_back(text_block("stderr:\n" + cut_text(e.stderr_text(), err_room, err_cut)));
     if (replaced(e)) content.push_back(text_block(kReplacedNote));
   }
   if (message_cut || out_cut || err_cut) {
     content.push_back(text_block(
         fmt::format("[the result was cut to fit the result budget of {} bytes]", budget)));
-    keep_failure_wholes(keep, failure, message_cut, out_cut, err_cut, content);
+    keep_failure_wholes(keep, failure, failure.message, message_cut, out_cut, err_cut, content);
   }
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
@@ -154,10 +162,13 @@ json::object failed_run_result(const Failure& failure, std::size_t budget, const
 json::object failed_command_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
   json::object f = failure_json(failure);
-  if (failure.code == FailureCode::busy)
-    f["message"] = failure.message +
-                   " Every execution slot of this command is taken; retry "
-                   "after the running call ends.";
+  const std::string message =
+      failure.code == FailureCode::busy
+          ? failure.message +
+                " Every execution slot of this command is taken; retry after the running call "
+                "ends."
+          : failure.message;
+  f["message"] = message;
   bool message_cut = false, cut = false, out_cut = false, err_cut = false;
   content.push_back(failure_block(std::move(f), budget / 2, message_cut));
   const std::size_t used = content.back().at("text").as_string().size();
@@ -171,7 +182,7 @@ json::object failed_command_result(const Failure& failure, std::size_t budget, c
   if (message_cut)
     content.push_back(text_block(fmt::format(
         "[the failure's message was cut to fit the result budget of {} bytes]", budget)));
-  keep_failure_wholes(keep, failure, message_cut, out_cut, err_cut, content);
+  keep_failure_wholes(keep, failure, message, message_cut, out_cut, err_cut, content);
   return json::object{{"content", std::move(content)}, {"isError", true}};
 }
 

@@ -53,8 +53,14 @@ std::string read_tools_page(const json::object& result, std::vector<UpstreamTool
       if (const json::value* s = o->if_contains("inputSchema")) tool.input_schema = *s;
       if (const json::value* s = o->if_contains("outputSchema")) tool.output_schema = *s;
       if (const json::value* a = o->if_contains("annotations"); a && a->is_object()) {
-        const json::value* d = a->as_object().if_contains("destructiveHint");
-        tool.destructive = d && d->is_bool() && d->get_bool();
+        // MCP: destructiveHint defaults to true, and means something only
+        // when readOnlyHint is false (its default). Read as the server
+        // wrote them: an explicit destructiveHint, or an explicit
+        // readOnlyHint false that leaves destructiveHint to its default.
+        const json::object& hints = a->as_object();
+        const json::value* d = hints.if_contains("destructiveHint");
+        const json::value* r = hints.if_contains("readOnlyHint");
+        tool.destructive = d ? d->is_bool() && d->get_bool() : r && r->is_bool() && !r->get_bool();
       }
       out.push_back(std::move(tool));
     }

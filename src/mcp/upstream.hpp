@@ -26,8 +26,10 @@ struct UpstreamTool {
   json::value input_schema;   // null when absent
   json::value output_schema;  // null when absent
   // Its annotations say `destructiveHint: true` (whatever `readOnlyHint`
-  // says: a server that claims both is asked about). Code mode asks the
-  // user before running it, as for a destructive bound command.
+  // says: a server that claims both is asked about), or `readOnlyHint:
+  // false` with no destructiveHint (MCP's default for it is true). Code
+  // mode asks the user before running it, as for a destructive bound
+  // command. No annotations: not destructive (docs/mcp.md says why).
   bool destructive = false;
 };
 

@@ -686,9 +686,10 @@ TEST(McpApprovals, AnApprovalNamingNothingStopsTheStart) {
 }
 
 // An upstream server's own annotations count: code mode asks before a tool
-// it marks `destructiveHint: true` (even one also claiming to be read-only),
-// and runs the read-only and unannotated ones without asking; a client that
-// cannot be asked gets the refusal, and nothing runs.
+// it marks `destructiveHint: true` (even one also claiming to be read-only)
+// or `readOnlyHint: false` alone, and runs the read-only and unannotated ones
+// without asking; a client that cannot be asked gets the refusal, and
+// nothing runs.
 TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
   const auto harness = [](bool elicits) {
     Options options;
@@ -702,7 +703,7 @@ TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
   };
   constexpr const char* kCallAll =
       "async () => { const out = [];\n"
-      "  for (const t of ['peek', 'plain', 'wipe', 'both']) {\n"
+      "  for (const t of ['peek', 'plain', 'wipe', 'unsafe', 'both']) {\n"
       "    try { out.push(await codemode.annotated[t]({})); }\n"
       "    catch (e) { out.push(e.message.split(' ').slice(0, 2).join(' ')); } }\n"
       "  return out.map(r => typeof r === 'string' ? r : JSON.stringify(r)); }";
@@ -711,7 +712,7 @@ TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
   auto call = h->start("tools/call",
                        json::object{{"name", "execute"}, {"arguments", {{"code", kCallAll}}}});
   std::vector<std::string> asked_about;
-  for (const char* action : {"accept", "decline"}) {
+  for (const char* action : {"accept", "accept", "decline"}) {
     const json::value ask = call->wait_for("elicitation/create", asked_about.size());
     ASSERT_TRUE(ask.is_object()) << action;
     asked_about.emplace_back(ask.at("params").at("message").as_string());
@@ -722,12 +723,14 @@ TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
   }
   const json::value r = call->wait();
   const std::string got = json::serialize(r.at("result").at("structuredContent").at("value"));
-  ASSERT_EQ(asked_about.size(), 2u);
+  ASSERT_EQ(asked_about.size(), 3u);
   EXPECT_NE(asked_about[0].find("codemode.annotated.wipe"), std::string::npos) << asked_about[0];
-  EXPECT_NE(asked_about[1].find("codemode.annotated.both"), std::string::npos) << asked_about[1];
+  EXPECT_NE(asked_about[1].find("codemode.annotated.unsafe"), std::string::npos) << asked_about[1];
+  EXPECT_NE(asked_about[2].find("codemode.annotated.both"), std::string::npos) << asked_about[2];
   EXPECT_NE(got.find("ran peek"), std::string::npos) << got;
   EXPECT_NE(got.find("ran plain"), std::string::npos) << got;
   EXPECT_NE(got.find("ran wipe"), std::string::npos) << got;
+  EXPECT_NE(got.find("ran unsafe"), std::string::npos) << got;
   EXPECT_EQ(got.find("ran both"), std::string::npos) << got;
   EXPECT_NE(got.find("cancelled: the"), std::string::npos) << got;
 
@@ -737,6 +740,7 @@ TEST(McpApprovals, UpstreamToolsAnnotatedDestructiveAreAskedAbout) {
   EXPECT_NE(refused.find("ran peek"), std::string::npos) << refused;
   EXPECT_NE(refused.find("ran plain"), std::string::npos) << refused;
   EXPECT_EQ(refused.find("ran wipe"), std::string::npos) << refused;
+  EXPECT_EQ(refused.find("ran unsafe"), std::string::npos) << refused;
   EXPECT_EQ(refused.find("ran both"), std::string::npos) << refused;
   EXPECT_NE(refused.find("invalid_request: codemode.annotated.wipe"), std::string::npos) << refused;
 }
