@@ -116,11 +116,14 @@ std::string budget_note(std::size_t budget) {
       budget);
 }
 
-// The failure's text block, its message held to `allowance` bytes of JSON
-// (a guest's error message is the guest's to make long); sets `cut` then.
-json::object failure_block(json::object failure, std::size_t allowance, bool& cut) {
-  failure["message"] = cut_json_string(failure.at("message").as_string(), allowance, cut);
-  return text_block(json::serialize(failure));
+// The failure's text block showing `message`, held to `allowance` bytes of
+// JSON (a guest's error message is the guest's to make long); sets `cut`
+// then.
+json::object failure_block(const Failure& failure, std::string_view message, std::size_t allowance,
+                           bool& cut) {
+  json::object f = failure_json(failure);
+  f["message"] = cut_json_string(message, allowance, cut);
+  return text_block(json::serialize(f));
 }
 
 // keep_wholes for a failure: its message (as the result shows it) and its
@@ -139,7 +142,7 @@ void keep_failure_wholes(const Keep& keep, const Failure& failure, const std::st
 json::object failed_run_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
   bool message_cut = false, out_cut = false, err_cut = false;
-  content.push_back(failure_block(failure_json(failure), budget / 2, message_cut));
+  content.push_back(failure_block(failure, failure.message, budget / 2, message_cut));
   const std::size_t used = content.back().at("text").as_string().size();
   if (failure.execution) {
     const Execution& e = *failure.execution;
@@ -161,16 +164,14 @@ json::object failed_run_result(const Failure& failure, std::size_t budget, const
 
 json::object failed_command_result(const Failure& failure, std::size_t budget, const Keep& keep) {
   json::array content;
-  json::object f = failure_json(failure);
   const std::string message =
       failure.code == FailureCode::busy
           ? failure.message +
                 " Every execution slot of this command is taken; retry after the running call "
                 "ends."
           : failure.message;
-  f["message"] = message;
   bool message_cut = false, cut = false, out_cut = false, err_cut = false;
-  content.push_back(failure_block(std::move(f), budget / 2, message_cut));
+  content.push_back(failure_block(failure, message, budget / 2, message_cut));
   const std::size_t used = content.back().at("text").as_string().size();
   if (failure.execution) {
     const Execution& e = *failure.execution;
