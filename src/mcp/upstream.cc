@@ -56,11 +56,12 @@ std::string read_tools_page(const json::object& result, std::vector<UpstreamTool
         // MCP: destructiveHint defaults to true, and means something only
         // when readOnlyHint is false (its default). Read as the server
         // wrote them: an explicit destructiveHint, or an explicit
-        // readOnlyHint false that leaves destructiveHint to its default.
+        // readOnlyHint false that leaves destructiveHint to its default. A
+        // hint that is no boolean is no hint.
         const json::object& hints = a->as_object();
         const json::value* d = hints.if_contains("destructiveHint");
         const json::value* r = hints.if_contains("readOnlyHint");
-        tool.destructive = d ? d->is_bool() && d->get_bool() : r && r->is_bool() && !r->get_bool();
+        tool.destructive = d && d->is_bool() ? d->get_bool() : r && r->is_bool() && !r->get_bool();
       }
       out.push_back(std::move(tool));
     }

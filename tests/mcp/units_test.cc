@@ -12,6 +12,7 @@
 #include "mcp/budget.hpp"
 #include "mcp/service.hpp"
 #include "mcp/typescript.hpp"
+#include "mcp/upstream.hpp"
 
 namespace corral::mcp {
 namespace {
@@ -232,6 +233,46 @@ TEST(McpTasks, AnExceptionLeavingATaskIsLoggedNotFatal) {
   };
   EXPECT_TRUE(has("a bug in a handler"));
   EXPECT_TRUE(has("not a std::exception"));
+}
+
+// An upstream's tools/list page is the server's to write: a hint of the
+// wrong type is no hint (so a readOnlyHint false beside it still counts),
+// entries that are no tools are skipped, and a page of 100,000 annotated
+// tools is read whole.
+TEST(UpstreamToolsPage, HostileAnnotationsAreReadByTypeAndAHugePageWhole) {
+  const json::value page = json::parse(R"({"tools": [
+    {"name": "a", "annotations": {"destructiveHint": "true"}},
+    {"name": "b", "annotations": {"destructiveHint": 1, "readOnlyHint": false}},
+    {"name": "c", "annotations": {"readOnlyHint": "false"}},
+    {"name": "d", "annotations": [true]},
+    {"name": "e", "annotations": {"destructiveHint": null, "readOnlyHint": false}},
+    {"name": "f", "annotations": {"destructiveHint": true, "readOnlyHint": true}},
+    {"name": "g", "annotations": {"readOnlyHint": false}},
+    {"name": 7}, "h", null,
+    {"name": "i", "annotations": {"destructiveHint": false, "readOnlyHint": false}}],
+    "nextCursor": 5})");
+  std::vector<UpstreamTool> tools;
+  EXPECT_EQ(read_tools_page(page.as_object(), tools), "");
+  std::string destructive;
+  std::string names;
+  for (const UpstreamTool& t : tools) {
+    names += t.name;
+    if (t.destructive) destructive += t.name;
+  }
+  EXPECT_EQ(names, "abcdefgi");
+  // b, e: a destructiveHint that is no boolean leaves readOnlyHint false to decide.
+  EXPECT_EQ(destructive, "befg");
+
+  json::array many;
+  for (int i = 0; i < 100'000; ++i)
+    many.push_back(json::object{{"name", "t" + std::to_string(i)},
+                                {"annotations", json::object{{"destructiveHint", i % 2 == 0}}}});
+  std::vector<UpstreamTool> all;
+  EXPECT_EQ(read_tools_page(json::object{{"tools", std::move(many)}, {"nextCursor", "next"}}, all),
+            "next");
+  ASSERT_EQ(all.size(), 100'000u);
+  EXPECT_TRUE(all.front().destructive);
+  EXPECT_FALSE(all.back().destructive);
 }
 
 }  // namespace
