@@ -5,6 +5,7 @@
 // engine's pid, signals and exit status are the command's. So `corral call`
 // never loads libnode (~25 ms a process, measured in BENCHMARKS.md), and the
 // daemon, the process that faces the network, maps no V8, ICU or OpenSSL.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,6 +49,15 @@ void list_daemon_command(CLI::App& app, std::string_view name) {
       ->allow_extras();
 }
 
+// A daemon (serve, check, mcp) outlives its big answers: glibc's default
+// raises its mmap threshold to the largest block freed (up to 32 MiB) and
+// then keeps up to twice that free at the top of each I/O thread's arena,
+// so after one client's 10 MiB answers the daemon held ~50 MiB it no longer
+// used, for good (BENCHMARKS.md, "Memory a daemon gives back"). A fixed
+// threshold keeps blocks past 1 MiB mapped for their own lifetime: freed,
+// they are unmapped.
+void give_large_blocks_back() { ::mallopt(M_MMAP_THRESHOLD, 1 << 20); }
+
 }  // namespace
 }  // namespace corral::app
 
@@ -55,6 +65,7 @@ int main(int argc, char** argv) {
   using namespace corral::app;
   if (argc > 1 && find_engine_command(argv[1])) return exec_engine(argv);
   const bool daemon = argc > 1 && find_daemon_command(argv[1]);
+  if (daemon) give_large_blocks_back();
   return run_cli(argc, argv, [daemon](CLI::App& app, Action& action) {
     add_engine_command(app, "run");
     add_command_commands(app, action);

@@ -81,8 +81,15 @@ class FrameReader {
   // On `frame`, `body` holds the next frame's bytes.
   Status next(std::string& body);
 
+  // What the reader holds allocated between frames (bytes of capacity).
+  std::size_t buffered_capacity() const noexcept { return buffer_.capacity(); }
+
  private:
   void compact();
+
+  // What a drained buffer may keep between frames: enough for the usual
+  // small ones, never a large answer's worth.
+  static constexpr std::size_t kKeptCapacity = 64 * 1024;
 
   std::size_t max_frame_;
   std::string buffer_;
