@@ -290,8 +290,8 @@ std::uint32_t Lexer::scan_punct(std::uint32_t pos) const {
   return pos + length;
 }
 
-Token Lexer::scan(std::uint32_t pos) const {
-  Token token;
+void Lexer::scan(std::uint32_t pos, Token& token) const {
+  token.newline_before = false;
   const std::string_view s = source_;
   // Most tokens follow a single space or none: skip_trivia only where more
   // may come.
@@ -303,7 +303,8 @@ Token Lexer::scan(std::uint32_t pos) const {
   if (pos >= s.size()) {
     token.kind = Tok::eof;
     token.end = pos;
-    return token;
+    token.word = 0;
+    return;
   }
   const char c = s[pos];
   if (is_ascii_name_start(c) || static_cast<unsigned char>(c) >= 0x80) {
@@ -329,7 +330,6 @@ Token Lexer::scan(std::uint32_t pos) const {
     token.end = scan_punct(pos);
   }
   token.word = pack_token(s, token.begin, token.end);
-  return token;
 }
 
 Token Lexer::rescan_regex(const Token& slash) const {

@@ -77,8 +77,16 @@ class Lexer {
   // `source` must outlive the lexer and be shorter than 4 GiB.
   explicit Lexer(std::string_view source) : source_(source) {}
 
-  // The token that starts at or after `pos`. Throws LexError.
-  Token scan(std::uint32_t pos) const;
+  // The token that starts at or after `pos`, into `token` (every field set;
+  // `pos` may be `token.end`). Throws LexError. Filling the caller's token
+  // in place, rather than returning one, spares the parser a 24-byte copy
+  // through memory per token, read back before its bytes have landed.
+  void scan(std::uint32_t pos, Token& token) const;
+  Token scan(std::uint32_t pos) const {
+    Token token;
+    scan(pos, token);
+    return token;
+  }
   // The regular expression literal that starts at `begin` (a `/`).
   Token rescan_regex(const Token& slash) const;
   // The template continuation that starts at `brace` (a `}` closing `${`).

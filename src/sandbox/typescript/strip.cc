@@ -83,19 +83,34 @@ class Parser {
     if (++work_ > work_budget_) throw TooLong{};
     return lexer_.scan(pos);
   }
-  Token peek() const { return scan(tok_.end); }
+  // The token after tok_, kept until the parser moves on: a lookahead is
+  // usually followed by the step it looked at (scanning is a function of
+  // the position alone, so the kept token stays right after a backtrack).
+  const Token& peek() const {
+    if (lookahead_from_ != tok_.end) {
+      if (++work_ > work_budget_) throw TooLong{};
+      lexer_.scan(tok_.end, lookahead_);
+      lookahead_from_ = tok_.end;
+    }
+    return lookahead_;
+  }
   bool peek_is(std::string_view p) const {
-    const Token t = peek();
+    const Token& t = peek();
     return t.kind == Tok::punct && spells(t, p);
   }
   bool peek_is_name(std::string_view w) const {
-    const Token t = peek();
+    const Token& t = peek();
     return t.kind == Tok::name && spells(t, w);
   }
   void next() {
     prev_ = tok_;
     prev_end_ = tok_.end;
-    tok_ = scan(tok_.end);
+    if (lookahead_from_ == tok_.end) {
+      tok_ = lookahead_;
+    } else {
+      if (++work_ > work_budget_) throw TooLong{};
+      lexer_.scan(tok_.end, tok_);
+    }
     furthest_ = std::max(furthest_, tok_.begin);
   }
   [[noreturn]] void fail() const { throw ParseFail{}; }
@@ -320,7 +335,9 @@ class Parser {
   PositionMap paren_end_;
   std::vector<std::pair<char, std::uint32_t>> open_brackets_;  // skip_balanced's
   Token tok_;
-  Token prev_;  // the token before tok_
+  Token prev_;               // the token before tok_
+  mutable Token lookahead_;  // peek's: the token scanned from lookahead_from_
+  mutable std::uint32_t lookahead_from_ = UINT32_MAX;
   std::uint32_t first_begin_ = 0;
   PositionMap separated_starts_;  // a set: the values are 1
   std::uint32_t prev_end_ = 0;
