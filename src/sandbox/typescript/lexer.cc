@@ -50,7 +50,8 @@ enum CharClass : std::uint8_t {
   kNameStart = 2,  // a-z A-Z _ $ and `\` (a \u escape)
   kNamePart = 4,   // kNameStart and 0-9
   kDigit = 8,
-  kTrivia = 16,  // where trivia may start: blanks, \n, \r, `/`, and bytes >= 0x80
+  kTrivia = 16,         // where trivia may start: blanks, \n, \r, `/`, and bytes >= 0x80
+  kPlainNamePart = 32,  // a-z A-Z 0-9 _ $: a name goes on with no escape or decoding
 };
 
 constexpr std::array<std::uint8_t, 256> make_classes() {
@@ -60,6 +61,7 @@ constexpr std::array<std::uint8_t, 256> make_classes() {
     const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     if (c == ' ' || c == '\t' || c == '\v' || c == '\f') k |= kBlank | kTrivia;
     if (alpha || c == '_' || c == '$' || c == '\\') k |= kNameStart | kNamePart;
+    if (alpha || c == '_' || c == '$' || (c >= '0' && c <= '9')) k |= kPlainNamePart;
     if (c >= '0' && c <= '9') k |= kDigit | kNamePart;
     if (c == '\n' || c == '\r' || c == '/' || c >= 0x80) k |= kTrivia;
     classes[static_cast<std::size_t>(c)] = k;
@@ -307,7 +309,17 @@ void Lexer::scan(std::uint32_t pos, Token& token) const {
     return;
   }
   const char c = s[pos];
-  if (is_ascii_name_start(c) || static_cast<unsigned char>(c) >= 0x80) {
+  if (has(c, kPlainNamePart) && !is_digit(c)) {
+    // Most names are ASCII letters throughout: one table lookup a byte,
+    // the general scan only from an escape or a non-ASCII byte on.
+    std::uint32_t end = pos + 1;
+    while (end < s.size() && has(s[end], kPlainNamePart)) ++end;
+    if (end < s.size() && (s[end] == '\\' || static_cast<unsigned char>(s[end]) >= 0x80)) {
+      end = scan_name_tail(end);
+    }
+    token.kind = Tok::name;
+    token.end = end;
+  } else if (is_ascii_name_start(c) || static_cast<unsigned char>(c) >= 0x80) {
     token.kind = Tok::name;
     token.end = scan_name_tail(pos);
     if (token.end == pos) throw LexError{pos};
