@@ -11,7 +11,8 @@
 // with a boolean (destructiveHint true, or readOnlyHint false beside no
 // boolean destructiveHint); the cursor is `nextCursor` when that is a
 // string, else empty; the declarations are UTF-8 and declare `codemode`;
-// describe answers every declared tool by name and search answers an array.
+// describe answers every declared tool by name, and search by the first
+// tool's identifier answers that tool first.
 #include "fuzz_util.hpp"
 #include "mcp/finder.hpp"
 #include "mcp/typescript.hpp"
@@ -25,7 +26,9 @@ using corral::fuzz::fail;
 namespace {
 
 // Whether `annotations` (an upstream tool's, as written) mark it destructive
-// by MCP's reading: the oracle for UpstreamTool::destructive.
+// by MCP's reading. The rule restated, so it catches a change to
+// read_tools_page's reading, not a misreading of MCP (that is the unit
+// test's and docs/mcp.md's).
 bool says_destructive(const json::object& tool) {
   const json::value* a = tool.if_contains("annotations");
   if (!a || !a->is_object()) return false;
@@ -94,15 +97,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fail("a declared tool is not found by name", e.what());
     }
   }
+  // Searching for the first tool's identifier finds it first: every word
+  // of the query is in its name (three points each, the most any tool
+  // scores) and ties keep the catalogue's order.
+  const std::string first = "codemode.srv." + declared.front().path[1];
   try {
     const json::value hits =
         json::parse(finder.search(json::serialize(json::value(declared.front().path[1]))));
-    if (!hits.is_array() || hits.as_array().empty())
-      fail("search by a declared name found nothing", declared.front().path[1]);
+    if (!hits.is_array() || hits.as_array().empty() || !hits.as_array().front().is_object() ||
+        hits.as_array().front().as_object().if_contains("name") == nullptr ||
+        hits.as_array().front().at("name") != json::value(first))
+      fail("search by a declared name did not find it first", first);
   } catch (const corral::mcp::FinderError& e) {
-    // A name that is all punctuation is no query (no words to search for).
-    if (!std::string_view(e.what()).starts_with("invalid_request: "))
-      fail("search refused without invalid_request", e.what());
+    fail("search refused a declared name", e.what());
   }
   return 0;
 }

@@ -49,13 +49,14 @@ void list_daemon_command(CLI::App& app, std::string_view name) {
       ->allow_extras();
 }
 
-// A daemon (serve, check, mcp) outlives its big answers: glibc's default
-// raises its mmap threshold to the largest block freed (up to 32 MiB) and
-// then keeps up to twice that free at the top of each I/O thread's arena,
-// so after one client's 10 MiB answers the daemon held ~50 MiB it no longer
-// used, for good (BENCHMARKS.md, "Memory a daemon gives back"). A fixed
-// threshold keeps blocks past 1 MiB mapped for their own lifetime: freed,
-// they are unmapped.
+// A daemon (serve, mcp; check shares their start) outlives its big answers:
+// glibc's default raises its mmap threshold to the largest block freed (up
+// to 32 MiB) and then keeps up to twice that free at the top of each I/O
+// thread's arena, so after one client's 10 MiB answers the daemon held
+// ~50 MiB it no longer used, for good (BENCHMARKS.md, "Memory a daemon gives
+// back"). A fixed threshold keeps blocks past 1 MiB mapped for their own
+// lifetime: freed, they are unmapped. (It also sets aside an operator's
+// GLIBC_TUNABLES mmap_threshold, which this measured default replaces.)
 void give_large_blocks_back() { ::mallopt(M_MMAP_THRESHOLD, 1 << 20); }
 
 }  // namespace

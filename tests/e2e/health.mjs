@@ -22,6 +22,9 @@ export const FD_SLACK = 5;
 // mmap threshold), so a client that left 300 MiB of answers behind leaves
 // ~0.2 MiB; it was 64 MiB while glibc kept ~50 MiB of them in its arenas.
 export const RSS_SLACK_KIB = 16 * 1024;
+// A worker (corral-engine) over its memory limit: V8's own overhead, which
+// the daemon's malloc settings do not touch.
+export const WORKER_RSS_SLACK_KIB = 64 * 1024;
 export const HEALTHZ_MS = 100;
 
 // `corral serve` on free ports (executor and admin) with one worker; with

@@ -21,6 +21,7 @@ import WebSocket from 'ws';
 import {
   assertHealthy, baseline, corral, frame, get, healthz, pollUntil, procStats, rawRequest,
   rawWebSocket, root, startDaemon, upgradeRequest, FD_SLACK, RSS_SLACK_KIB,
+  WORKER_RSS_SLACK_KIB,
 } from './health.mjs';
 
 const ms = (t) => `${t.toFixed(1)} ms`;
@@ -763,7 +764,7 @@ test('corral mcp over stdio: megabytes of hostile TypeScript in execute', async 
         assert.equal(r.isError, true, name);
         assert.equal(JSON.parse(r.content[0].text).code, 'compile_error', `${name}: ${r.content[0].text.slice(0, 300)}`);
       }
-      for (const k of workers) assert.ok(k <= 256 * 1024 + RSS_SLACK_KIB, `${name}: a worker at ${k} KiB`);
+      for (const k of workers) assert.ok(k <= 256 * 1024 + WORKER_RSS_SLACK_KIB, `${name}: a worker at ${k} KiB`);
       const next = await client.callTool({ name: 'execute', arguments: { code: 'async (): Promise<number> => 2' } });
       assert.equal(next.structuredContent.value, 2, name);
     }

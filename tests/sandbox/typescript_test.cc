@@ -164,11 +164,15 @@ TEST(TypeScript, ComparisonsStayComparisons) {
 }
 
 // Found by fuzz_strip_types: erasing `<T>` after `a < b >` left
-// `a < b > (c)`, a call with type arguments when read again. Such source is
-// not read (V8 then reports it), so stripping stays idempotent.
+// `a < b > (c)`, a call with type arguments when read again; so did erasing
+// it inside the operand of `<` (`Array.from<[<T>string, number]>(x)` became
+// `Array.from<[   string, number]>(x)`). Such source is not read (V8 then
+// reports it), so stripping stays idempotent.
 TEST(TypeScript, AnAssertionAfterAComparisonIsNotErased) {
   for (const std::string source :
-       {"a < b > <T>(c);", "const q = sql<T><Row>`select`;", "f<string!!>(\"a\");"}) {
+       {"a < b > <T>(c);", "const q = sql<T><Row>`select`;", "f<string!!>(\"a\");",
+        "a < (<T>b) > (c);", "a < [<T>b] > (c);", "Array.from<[<T>string, number]>(counts);",
+        "a < `${<T>b}` > (c);"}) {
     const StripResult r = strip_types(source);
     if (r.status == Status::stripped) {
       EXPECT_EQ(strip_types(r.code).code, r.code) << source;
@@ -176,6 +180,16 @@ TEST(TypeScript, AnAssertionAfterAComparisonIsNotErased) {
       EXPECT_EQ(r.status, Status::unchanged) << source;
     }
   }
+}
+
+// Only the operand's own expression is held back: inside a call's
+// arguments or a function's body an erased assertion cannot make a type of
+// the operand, and is erased as anywhere.
+TEST(TypeScript, AnAssertionInACallAfterAComparisonIsErased) {
+  EXPECT_EQ(strip_types("if (n < items.map(i => <Item>i).length) f();").code,
+            "if (n < items.map(i =>       i).length) f();");
+  EXPECT_EQ(strip_types("if (n < g(function () { return <T>x; })) f();").code,
+            "if (n < g(function () { return    x; })) f();");
 }
 
 // Found by a hostile review (issue 18): each read as TypeScript reads it.

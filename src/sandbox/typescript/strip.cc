@@ -76,19 +76,26 @@ class Parser {
   [[gnu::always_inline]] bool is_name(std::string_view w) const {
     return tok_.kind == Tok::name && spells(tok_, w);
   }
-  // Every token the parser reads comes through here, lookahead and
-  // re-reading after a failed attempt included, so the work a source can
-  // cause is bounded by its length: no input makes the reader slow.
-  Token scan(std::uint32_t pos) const {
+  // Every token the lexer scans for the parser is counted here (by scan,
+  // peek and next), lookahead and re-reading after a failed attempt
+  // included, so the work a source can cause is bounded by its length: no
+  // input makes the reader slow.
+  void count_scan() const {
     if (++work_ > work_budget_) throw TooLong{};
+  }
+  Token scan(std::uint32_t pos) const {
+    count_scan();
     return lexer_.scan(pos);
   }
   // The token after tok_, kept until the parser moves on: a lookahead is
   // usually followed by the step it looked at (scanning is a function of
-  // the position alone, so the kept token stays right after a backtrack).
+  // the position alone, so the kept token stays right after a backtrack;
+  // one whose scan threw is not kept).
   const Token& peek() const {
     if (lookahead_from_ != tok_.end) {
-      if (++work_ > work_budget_) throw TooLong{};
+      count_scan();
+      // Unkept first: a scan that throws leaves the token half written.
+      lookahead_from_ = UINT32_MAX;
       lexer_.scan(tok_.end, lookahead_);
       lookahead_from_ = tok_.end;
     }
@@ -108,7 +115,9 @@ class Parser {
     if (lookahead_from_ == tok_.end) {
       tok_ = lookahead_;
     } else {
-      if (++work_ > work_budget_) throw TooLong{};
+      // A scan that throws leaves tok_ half written: every catch of a
+      // LexError restores tok_ (attempt) or gives up the reading.
+      count_scan();
       lexer_.scan(tok_.end, tok_);
     }
     furthest_ = std::max(furthest_, tok_.begin);
@@ -240,8 +249,19 @@ class Parser {
   };
   void parse_body(bool generator) {
     GeneratorScope scope(*this, generator);
+    FlagScope statements(less_than_operand_, false);
     parse_block();
   }
+  // Sets a flag of the reader for as long as it lives (backtracking
+  // included: a speculative parse unwinds through it).
+  struct FlagScope {
+    FlagScope(bool& flag, bool value) : flag(flag), outer(flag) { flag = value; }
+    ~FlagScope() { flag = outer; }
+    FlagScope(const FlagScope&) = delete;
+    FlagScope& operator=(const FlagScope&) = delete;
+    bool& flag;
+    bool outer;
+  };
   void parse_var_declaration();
   void parse_for();
   void parse_function(std::uint32_t begin, bool declaration);
@@ -347,6 +367,12 @@ class Parser {
   // Inside a generator's body, where `yield` is an operator; elsewhere it is
   // a name (`yield < b > c` compares in a script).
   bool in_generator_ = false;
+  // Reading the right operand of a `<` that is a comparison. An erasure there
+  // can make `a < [<T>b] > (c)` into `a < [   b] > (c)`, which TypeScript
+  // reads as a call with type arguments: the output would not read back
+  // as itself. A call's arguments and a function's body end it (what is
+  // erased inside them cannot make a type of the operand).
+  bool less_than_operand_ = false;
   // Where the latest arrow's concise body or expression statement began.
   std::uint32_t body_start_ = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
@@ -1324,7 +1350,9 @@ void Parser::parse_binary() {
       continue;
     }
     if (!is_binary_operator()) return;
+    const bool less_than = is("<");
     next();
+    FlagScope operand(less_than_operand_, less_than_operand_ || less_than);
     parse_unary();
   }
 }
@@ -1400,8 +1428,12 @@ void Parser::parse_unary() {
     }
     if (is("<")) {  // <T>value
       // After `a < b >`, erasing `<T>` would leave `a < b > (c)`: a call
-      // with type arguments when read again. Not read at all.
-      if (prev_.kind == Tok::punct && (spells(prev_, ">") || spells(prev_, "<"))) fail();
+      // with type arguments when read again; so would erasing it inside
+      // the operand of `<` (less_than_operand_). Not read at all.
+      if (less_than_operand_ ||
+          (prev_.kind == Tok::punct && (spells(prev_, ">") || spells(prev_, "<")))) {
+        fail();
+      }
       const std::uint32_t begin = tok_.begin;
       next();
       parse_type();
@@ -1625,6 +1657,7 @@ void Parser::parse_primary() {
 
 void Parser::parse_arguments() {
   if (!is("(")) fail();
+  FlagScope arguments(less_than_operand_, false);
   parse_list(")", false, [&] { parse_assignment(); });
 }
 
