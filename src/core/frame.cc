@@ -26,7 +26,7 @@ FrameReader::Status FrameReader::next(std::string& body) {
     // Drained: a buffer one big frame grew is given back, not kept for the
     // channel's lifetime (a worker that once answered 10 MiB held 16 MiB
     // of capacity until it retired, for every worker of the pool).
-    if (buffer_.capacity() > kKeptCapacity) {
+    if (buffer_.capacity() > kKeptFrameBytes) {
       std::string().swap(buffer_);
     } else {
       buffer_.clear();

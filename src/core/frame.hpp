@@ -69,6 +69,10 @@ inline std::string frame_too_large(std::string_view what, std::size_t size,
   return text;
 }
 
+// What a channel's buffer may keep between frames: enough for the usual
+// small ones, never a large answer's worth (a drained reader frees more).
+inline constexpr std::size_t kKeptFrameBytes = 64 * 1024;
+
 // FrameReader: collects bytes as they arrive and hands out whole frame
 // bodies, refusing a frame past `max_frame` by its header alone.
 class FrameReader {
@@ -86,10 +90,6 @@ class FrameReader {
 
  private:
   void compact();
-
-  // What a drained buffer may keep between frames: enough for the usual
-  // small ones, never a large answer's worth.
-  static constexpr std::size_t kKeptCapacity = 64 * 1024;
 
   std::size_t max_frame_;
   std::string buffer_;

@@ -63,8 +63,6 @@ class Worker {
   explicit Worker(const WorkerSettings& settings)
       : fd_(settings.ipc_fd), max_frame_(settings.max_frame), reader_(settings.max_frame) {}
 
-  static constexpr std::size_t kKeptBodyBytes = 64 * 1024;
-
   int serve() {
     char buffer[64 * 1024];
     std::string body;
@@ -84,7 +82,7 @@ class Worker {
         if (!message || message->tail) return fail("malformed frame from the pool");
         if (!handle(message->fields)) return fail("unexpected message from the pool");
         // A big request's text is not kept for the worker's lifetime.
-        if (body.capacity() > kKeptBodyBytes) std::string().swap(body);
+        if (body.capacity() > core::kKeptFrameBytes) std::string().swap(body);
       }
     }
   }

@@ -235,23 +235,6 @@ class Parser {
   bool parse_statement();
   bool parse_declaration(std::uint32_t begin);
   void parse_block();
-  // A function's body: `yield` is an operator in it exactly when it is a
-  // generator's.
-  struct GeneratorScope {
-    GeneratorScope(Parser& p, bool generator) : parser(p), outer(p.in_generator_) {
-      parser.in_generator_ = generator;
-    }
-    ~GeneratorScope() { parser.in_generator_ = outer; }
-    GeneratorScope(const GeneratorScope&) = delete;
-    GeneratorScope& operator=(const GeneratorScope&) = delete;
-    Parser& parser;
-    bool outer;
-  };
-  void parse_body(bool generator) {
-    GeneratorScope scope(*this, generator);
-    FlagScope statements(less_than_operand_, false);
-    parse_block();
-  }
   // Sets a flag of the reader for as long as it lives (backtracking
   // included: a speculative parse unwinds through it).
   struct FlagScope {
@@ -262,6 +245,13 @@ class Parser {
     bool& flag;
     bool outer;
   };
+  // A function's body: `yield` is an operator in it exactly when it is a
+  // generator's, and it is no operand of a comparison.
+  void parse_body(bool generator) {
+    FlagScope yield_operator(in_generator_, generator);
+    FlagScope statements(less_than_operand_, false);
+    parse_block();
+  }
   void parse_var_declaration();
   void parse_for();
   void parse_function(std::uint32_t begin, bool declaration);
@@ -1204,7 +1194,7 @@ void Parser::parse_assignment() {
     if (!arrow.newline_before) {
       next();
       next();
-      GeneratorScope scope(*this, false);  // an arrow is never a generator
+      FlagScope scope(in_generator_, false);  // an arrow is never a generator
       if (is("{")) {
         parse_block();
       } else {
@@ -1315,7 +1305,7 @@ void Parser::parse_arrow(bool in_conditional) {
   }
   if (!is("=>") || tok_.newline_before) fail();
   next();
-  GeneratorScope arrow(*this, false);  // an arrow is never a generator
+  FlagScope arrow(in_generator_, false);  // an arrow is never a generator
   if (is("{")) {
     parse_block();
   } else {
