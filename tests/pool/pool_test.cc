@@ -902,6 +902,44 @@ TEST(PoolHostile, WorkerIsLockedDown) {
   EXPECT_EQ(seccomp, "Seccomp:\t2");
 }
 
+// A request near the frame limit's order (24 MiB of code, a comment) goes
+// through the worker's reader and back out of it: the run answers, the
+// same worker serves the next run, and what the big request grew (the
+// reader's buffer, the request's text) is not held for the worker's life.
+TEST(PoolHostile, AHugeRequestLeavesTheWorkerServingAndItsBuffersFreed) {
+  WorkerPool pool(base_options());
+  WorkerWatch watch;
+  watch.attach(pool);
+  ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
+  const std::string target = first_worker_process(watch);
+  const auto resident_kib = [&target] {
+    std::ifstream status("/proc/" + target + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+    }
+    return -1L;
+  };
+  const long before = resident_kib();
+  ASSERT_GT(before, 0);
+  const std::string huge = "/*" + std::string(std::size_t{24} << 20, 'x') + "*/ async () => 7";
+  Outcome big = pool.execute(code_request(huge));
+  ASSERT_TRUE(big.ok()) << big.failure().message;
+  EXPECT_EQ(big.execution().value(), "7");
+  Outcome next = pool.execute(code_request("async () => 'alive'"));
+  ASSERT_TRUE(next.ok()) << next.failure().message;
+  EXPECT_EQ(next.execution().value(), "\"alive\"");
+  {
+    std::lock_guard lock(watch.mutex);
+    EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
+  }
+  // Held for good, the reader's buffer (32 MiB of capacity) and the
+  // request's text (24 MiB) would leave the worker 56 MiB up; V8's copy of
+  // the source is garbage after the run.
+  const long after = resident_kib();
+  EXPECT_LT(after - before, 40 * 1024) << before << " KiB before, " << after << " after";
+}
+
 // ---- retry flags: retryable iff the same request can succeed elsewhere or later
 
 TEST(PoolRetry, ARunThatCrashesItsWorkerIsInternalAndNotRetryable) {
