@@ -937,7 +937,13 @@ TEST(PoolHostile, AHugeRequestLeavesTheWorkerServingAndItsBuffersFreed) {
   // request's text (24 MiB) would leave the worker 56 MiB up; V8's copy of
   // the source is garbage after the run.
   const long after = resident_kib();
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer holds freed memory in its quarantine: the worker
+  // serving on is what is checked there.
+  (void)after;
+#else
   EXPECT_LT(after - before, 40 * 1024) << before << " KiB before, " << after << " after";
+#endif
 }
 
 // ---- retry flags: retryable iff the same request can succeed elsewhere or later
