@@ -192,6 +192,16 @@ TEST(TypeScript, AnAssertionInACallAfterAComparisonIsErased) {
             "if (n < g(function () { return    x; })) f();");
 }
 
+// Found by fuzz_strip_types (its oracle, not the stripper, was wrong): a
+// call's type arguments may span any white space or line terminator, U+2028
+// and NBSP as `\n`; TypeScript compiles each of these to `a(c);`.
+TEST(TypeScript, TypeArgumentsMaySpanUnicodeSpaces) {
+  expect_strip("a < \nb > (c);", "a   \n    (c);");
+  expect_strip("a < \u2028b > (c);", "a   \u2028    (c);");
+  // An erased NBSP is one space: one UTF-16 unit, as it was.
+  expect_strip("a < \u00a0b > (c);", "a        (c);");
+}
+
 // Found by a hostile review (issue 18): each read as TypeScript reads it.
 TEST(TypeScript, ReviewFindings) {
   // `yield` is a name outside generators: `yield < b > c` compares.
