@@ -166,13 +166,16 @@ TEST(TypeScript, ComparisonsStayComparisons) {
 // Found by fuzz_strip_types: erasing `<T>` after `a < b >` left
 // `a < b > (c)`, a call with type arguments when read again; so did erasing
 // it inside the operand of `<` (`Array.from<[<T>string, number]>(x)` became
-// `Array.from<[   string, number]>(x)`). Such source is not read (V8 then
-// reports it), so stripping stays idempotent.
+// `Array.from<[   string, number]>(x)`), and erasing an instantiation
+// expression there (`a < X\n<T> ,b > (c)`, which TypeScript reads as
+// `a < (X), b > (c)`, became `a < X\n    ,b > (c)`). Such source is not
+// read (V8 then reports it or runs it as JavaScript), so stripping stays
+// idempotent.
 TEST(TypeScript, AnAssertionAfterAComparisonIsNotErased) {
   for (const std::string source :
        {"a < b > <T>(c);", "const q = sql<T><Row>`select`;", "f<string!!>(\"a\");",
         "a < (<T>b) > (c);", "a < [<T>b] > (c);", "Array.from<[<T>string, number]>(counts);",
-        "a < `${<T>b}` > (c);"}) {
+        "a < `${<T>b}` > (c);", "a < X\n<T> ,b > (c);", "a < X\n<T>.y, b > (c);"}) {
     const StripResult r = strip_types(source);
     if (r.status == Status::stripped) {
       EXPECT_EQ(strip_types(r.code).code, r.code) << source;
@@ -190,6 +193,8 @@ TEST(TypeScript, AnAssertionInACallAfterAComparisonIsErased) {
             "if (n < items.map(i =>       i).length) f();");
   EXPECT_EQ(strip_types("if (n < g(function () { return <T>x; })) f();").code,
             "if (n < g(function () { return    x; })) f();");
+  // A call's type arguments there are erased too: what they leave is a call.
+  EXPECT_EQ(strip_types("a < X\n<T>(c), b > (d);").code, "a < X\n   (c), b > (d);");
 }
 
 // Found by fuzz_strip_types (its oracle, not the stripper, was wrong): a

@@ -1556,6 +1556,14 @@ bool Parser::try_type_arguments_in_expression() {
     restore(s);
     return false;
   }
+  // An instantiation expression (no call follows) in the operand of `<`:
+  // TypeScript reads `a < X\n<T>, b > (c)` so (a type's arguments cannot
+  // follow a line break), but erased, `a < X\n   , b > (c)` reads again as
+  // a call with type arguments. Not read at all, as an assertion there.
+  if (less_than_operand_ && !is("(") && tok_.kind != Tok::template_full &&
+      tok_.kind != Tok::template_head) {
+    fail();
+  }
   erase(at, end);
   return true;
 }
