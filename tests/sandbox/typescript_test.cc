@@ -244,6 +244,17 @@ TEST(TypeScript, ColumnsCountUtf16Units) {
   expect_strip("let a: \"é😀\" = 1;", "let a        = 1;");
 }
 
+// Found by fuzz_strip_types: the `;` that keeps the next line from calling
+// an erased `as` expression goes in place of the type's last character. It
+// was found by walking back over continuation bytes, which went past
+// invalid ones (each its own character, as V8 decodes it) onto the line
+// break before: a line was lost.
+TEST(TypeScript, ASeparatorAfterAnErasedTypeKeepsEveryLine) {
+  expect_strip("f(\"a\") as \n\nX\n(x);", "f(\"a\")    \n\n;\n(x);");
+  expect_strip("f(\"a\") as \n\n\x90\x90\n(x);", "f(\"a\")    \n\n ;\n(x);");
+  expect_strip("f(\"a\") as \n\nX😀\n(x);", "f(\"a\")    \n\n ; \n(x);");
+}
+
 TEST(TypeScript, NonErasableSyntaxIsRefused) {
   expect_refused("enum Color { Red }", "enum", 1);
   expect_refused("let a = 1;\nconst enum E { A }", "enum", 2);

@@ -211,12 +211,10 @@ class Parser {
     if (separated) separated_starts_.set(tok_.begin, 1);
   }
   // `c` written over the last character before `end`.
-  void put_before(std::uint32_t end, char c) {
-    const std::string_view s = lexer_.source();
-    std::uint32_t at = end - 1;
-    while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
-    puts_.push_back({at, c});
-  }
+  // Puts `c` in place of the character that ends at `end` (output() finds
+  // the character that holds the byte: walking back over continuation bytes
+  // here went past invalid ones, `\x90\x90`, onto the line break before).
+  void put_before(std::uint32_t end, char c) { puts_.push_back({end - 1, c}); }
   // `: Type` from the colon: erased.
   void annotation() {
     const std::uint32_t begin = tok_.begin;
@@ -2044,7 +2042,9 @@ std::string Parser::output() const {
     const auto at = static_cast<std::uint32_t>(i);
     const core::Utf8Step step = core::utf8_step(s, i);
     const std::size_t units = step.valid && step.length == 4 ? 2 : 1;
-    if (const auto put = puts.find(at); put != puts.end()) {
+    auto put = puts.end();
+    for (std::uint32_t b = at; b < at + step.length && put == puts.end(); ++b) put = puts.find(b);
+    if (put != puts.end()) {
       out += put->second;
       out.append(units - 1, ' ');
     } else if (erased[i] && line_terminator_at(s, at) == 0) {
