@@ -66,14 +66,14 @@ class Parser {
  private:
   // ---- tokens -------------------------------------------------------------
   std::string_view text() const { return lexer_.text(tok_); }
-  [[gnu::always_inline]] bool spells(const Token& t, std::string_view w) const {
+  [[gnu::always_inline]] bool spells(const Token& t, Spelling w) const {
     return t.spells(w, lexer_.source());
   }
-  [[gnu::always_inline]] bool is(std::string_view p) const {
+  [[gnu::always_inline]] bool is(Spelling p) const {
     return tok_.kind == Tok::punct && spells(tok_, p);
   }
   bool is_name() const { return tok_.kind == Tok::name; }
-  [[gnu::always_inline]] bool is_name(std::string_view w) const {
+  [[gnu::always_inline]] bool is_name(Spelling w) const {
     return tok_.kind == Tok::name && spells(tok_, w);
   }
   // Every token the lexer scans for the parser is counted here (by scan,
@@ -101,11 +101,11 @@ class Parser {
     }
     return lookahead_;
   }
-  bool peek_is(std::string_view p) const {
+  bool peek_is(Spelling p) const {
     const Token& t = peek();
     return t.kind == Tok::punct && spells(t, p);
   }
-  bool peek_is_name(std::string_view w) const {
+  bool peek_is_name(Spelling w) const {
     const Token& t = peek();
     return t.kind == Tok::name && spells(t, w);
   }
@@ -123,7 +123,7 @@ class Parser {
     furthest_ = std::max(furthest_, tok_.begin);
   }
   [[noreturn]] void fail() const { throw ParseFail{}; }
-  void expect(std::string_view p) {
+  void expect(Spelling p) {
     if (!is(p)) fail();
     next();
   }
@@ -261,7 +261,7 @@ class Parser {
   // each element (after an optional `...`) read by `element`; `holes`
   // allows empty elements (array literals and patterns).
   template <class Element>
-  void parse_list(std::string_view close, bool holes, Element&& element) {
+  void parse_list(Spelling close, bool holes, Element&& element) {
     next();  // the opening bracket
     while (!is(close)) {
       if (holes && is(",")) {
@@ -392,9 +392,7 @@ bool Parser::parse_declaration(std::uint32_t begin) {
     const Token after = peek();
     const bool after_same_line = !after.newline_before;
     const bool after_is_name = after.kind == Tok::name;
-    const auto after_is = [&](std::string_view p) {
-      return after.kind == Tok::punct && lexer_.text(after) == p;
-    };
+    const auto after_is = [&](Spelling p) { return after.kind == Tok::punct && spells(after, p); };
     if (spells(tok_, "const") && after_is_name && spells(after, "enum")) refuse(tok_.begin, "enum");
     if (spells(tok_, "var") || spells(tok_, "const") ||
         (spells(tok_, "let") && (after_is_name || after_is("[") || after_is("{")))) {
