@@ -182,6 +182,40 @@ void BM_StripTypes2KBColdCaches(benchmark::State& state) {
 }
 BENCHMARK(BM_StripTypes2KBColdCaches)->Unit(benchmark::kMicrosecond);
 
+// Issue 18's goal as one figure: a trivial run, then a strip of the 2 KB
+// snippet (a new text each time) right after it on the same thread, as a
+// run strips after V8's previous work, both timed. share_pct is the strip's
+// p50 over the run's p50: what the goal holds under 5 %. The strip here pays
+// the cold caches and branch history V8 leaves behind, which the warm
+// benchmarks above do not.
+void BM_StripTypesShareOfTrivialRun(benchmark::State& state) {
+  auto sandbox = make_sandbox();
+  std::vector<double> run_us;
+  std::vector<double> strip_us;
+  const auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  for (auto _ : state) {
+    const std::string code = unique_source("1+1");
+    const std::string typescript = unique_source(kTypeScript2KB);
+    auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(sandbox->eval(code));
+    run_us.push_back(since(start));
+    start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(corral::sandbox::typescript::strip_types(typescript));
+    strip_us.push_back(since(start));
+  }
+  const auto p50 = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["run_p50_us"] = p50(run_us);
+  state.counters["strip_p50_us"] = p50(strip_us);
+  state.counters["share_pct"] = 100 * p50(strip_us) / p50(run_us);
+}
+BENCHMARK(BM_StripTypesShareOfTrivialRun)->Unit(benchmark::kMicrosecond);
+
 void BM_Execute2KBTypeScriptVsJavaScript(benchmark::State& state) {
   const auto make = [](corral::Language language) {
     Options options;
