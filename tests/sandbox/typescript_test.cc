@@ -185,6 +185,18 @@ TEST(TypeScript, AnAssertionAfterAComparisonIsNotErased) {
   }
 }
 
+// Found by fuzz_strip_types: after an erased `as T`, a `<` that TypeScript
+// compares with the `as` expression would open type arguments of what is
+// left (`f(x)\n<U>\ny` is an instantiation expression): not read. A `<`
+// that cannot open type arguments stays a comparison and is stripped.
+TEST(TypeScript, TypeArgumentsAfterAnErasedAsAreNotMadeUp) {
+  for (const std::string source : {"f(x) as T\n<U>\ny;", "f(x) as T\n<U>(y);"}) {
+    const StripResult r = strip_types(source);
+    EXPECT_EQ(r.status, Status::unchanged) << source << " -> " << r.code;
+  }
+  expect_strip("f(x) as T\n< 3;", "f(x)     \n< 3;");
+}
+
 // Only the operand's own expression is held back: inside a call's
 // arguments or a function's body an erased assertion cannot make a type of
 // the operand, and is erased as anywhere.

@@ -300,6 +300,12 @@ class Parser {
   void parse_template();
   void parse_object_literal();
   bool try_type_arguments_in_expression();
+  // Whether try_type_arguments_in_expression would read the `<` here as
+  // type arguments; reads nothing.
+  bool would_read_type_arguments();
+  // After type arguments ending at `end`: whether TypeScript keeps them
+  // (the token after them is one they can be followed by).
+  bool type_arguments_fit(std::uint32_t end) const;
   bool might_be_type_arguments() const;
   int joined_greater(bool& assignment) const;
   bool is_assignment_operator() const;
@@ -1319,6 +1325,10 @@ void Parser::parse_binary() {
       next();
       parse_type();
       erase(begin, prev_end_);
+      // `f(x) as T\n<U>\ny`: TypeScript compares the `as` expression, but
+      // erased, `f(x)\n<U>\ny` reads again as type arguments of the call
+      // (an instantiation expression). Not read at all.
+      if (is("<") && would_read_type_arguments()) fail();
       // TypeScript ends the statement before a line starting with `(`, `[`
       // or a template; JavaScript would call or index the value instead.
       if (tok_.newline_before && (is("(") || is("[") || tok_.kind == Tok::template_full ||
@@ -1530,25 +1540,30 @@ bool Parser::might_be_type_arguments() const {
   return true;  // too long to look through: let the attempt decide
 }
 
+bool Parser::type_arguments_fit(std::uint32_t end) const {
+  const std::string_view src = lexer_.source();
+  // TypeScript rescans the closing `>` first: `>=` and `>>` are operators.
+  if (end < src.size() && (src[end] == '=' || src[end] == '>')) return false;
+  if (is("(") || tok_.kind == Tok::template_full || tok_.kind == Tok::template_head) return true;
+  if (is("<") || is(">") || is("+") || is("-")) return false;
+  return tok_.newline_before || is_binary_operator() || !starts_expression();
+}
+
+bool Parser::would_read_type_arguments() {
+  if (!might_be_type_arguments()) return false;
+  const Snapshot s = save();
+  const bool fits = attempt([&] { parse_type_arguments(); }) && type_arguments_fit(prev_end_);
+  restore(s);
+  return fits;
+}
+
 bool Parser::try_type_arguments_in_expression() {
   if (!might_be_type_arguments()) return false;
   const Snapshot s = save();
   const std::uint32_t at = tok_.begin;
   if (!attempt([&] { parse_type_arguments(); })) return false;
   const std::uint32_t end = prev_end_;
-  const std::string_view src = lexer_.source();
-  // TypeScript rescans the closing `>` first: `>=` and `>>` are operators.
-  bool fits = !(end < src.size() && (src[end] == '=' || src[end] == '>'));
-  if (fits) {
-    if (is("(") || tok_.kind == Tok::template_full || tok_.kind == Tok::template_head) {
-      fits = true;
-    } else if (is("<") || is(">") || is("+") || is("-")) {
-      fits = false;
-    } else {
-      fits = tok_.newline_before || is_binary_operator() || !starts_expression();
-    }
-  }
-  if (!fits) {
+  if (!type_arguments_fit(end)) {
     restore(s);
     return false;
   }
