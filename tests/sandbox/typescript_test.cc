@@ -215,6 +215,19 @@ TEST(TypeScript, AnErasureInAComparisonMustReadBackAsItself) {
   expect_strip("const ok = a < b as number > c;", "const ok = a < b           > c;");
 }
 
+// Found by fuzz_strip_types: a reserved word is no identifier. `namespace`
+// before `in` is an expression (its `!`s erased, it read again as a
+// declaration), and `<T>export` is no expression at all.
+TEST(TypeScript, ReservedWordsAreNotNames) {
+  expect_strip("namespace!!in\n\na < b;", "namespace  in\n\na < b;");
+  expect_identity("namespace in x;");
+  expect_identity("type instanceof T;");
+  expect_identity("let in x;");
+  EXPECT_EQ(strip_types("<T>\n\nexport << x;").status, Status::unchanged);
+  expect_strip("const o = { default: 1, if: 2 }; o.export = <T>o.in;",
+               "const o = { default: 1, if: 2 }; o.export =    o.in;");
+}
+
 // Only the operand's own expression is held back: inside a call's
 // arguments or a function's body an erased assertion cannot make a type of
 // the operand, and is erased as anywhere.

@@ -76,6 +76,33 @@ class Parser {
     return tok_.kind == Tok::punct && spells(tok_, p);
   }
   bool is_name() const { return tok_.kind == Tok::name; }
+  // A reserved word that no expression begins with and no binding is named
+  // (`if`, `export`, `in`, ...): TypeScript reads `namespace in x` as an
+  // expression, and `<T>export` as no expression at all.
+  bool is_reserved_word(const Token& t) const {
+    if (t.kind != Tok::name) return false;
+    switch (t.end - t.begin) {
+      case 2:
+        return spells(t, "do") || spells(t, "if") || spells(t, "in");
+      case 3:
+        return spells(t, "for") || spells(t, "try") || spells(t, "var");
+      case 4:
+        return spells(t, "case") || spells(t, "else") || spells(t, "enum") || spells(t, "with");
+      case 5:
+        return spells(t, "break") || spells(t, "catch") || spells(t, "const") ||
+               spells(t, "throw") || spells(t, "while");
+      case 6:
+        return spells(t, "export") || spells(t, "return") || spells(t, "switch");
+      case 7:
+        return spells(t, "default") || spells(t, "extends") || spells(t, "finally");
+      case 8:
+        return spells(t, "continue") || spells(t, "debugger");
+      case 10:
+        return spells(t, "instanceof");
+      default:
+        return false;
+    }
+  }
   [[gnu::always_inline]] bool is_name(Spelling w) const {
     return tok_.kind == Tok::name && spells(tok_, w);
   }
@@ -404,10 +431,12 @@ bool Parser::parse_declaration(std::uint32_t begin) {
     const Token after = peek();
     const bool after_same_line = !after.newline_before;
     const bool after_is_name = after.kind == Tok::name;
+    // What a declaration names: `type in`, `namespace in` are expressions.
+    const bool after_is_identifier = after_is_name && !is_reserved_word(after);
     const auto after_is = [&](Spelling p) { return after.kind == Tok::punct && spells(after, p); };
     if (spells(tok_, "const") && after_is_name && spells(after, "enum")) refuse(tok_.begin, "enum");
     if (spells(tok_, "var") || spells(tok_, "const") ||
-        (spells(tok_, "let") && (after_is_name || after_is("[") || after_is("{")))) {
+        (spells(tok_, "let") && (after_is_identifier || after_is("[") || after_is("{")))) {
       parse_var_declaration();
       semicolon();
       return false;
@@ -427,11 +456,11 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       parse_class();
       return false;
     }
-    if (spells(tok_, "type") && after_is_name && after_same_line) {
+    if (spells(tok_, "type") && after_is_identifier && after_same_line) {
       parse_type_alias(begin);
       return true;
     }
-    if (spells(tok_, "interface") && after_is_name && after_same_line) {
+    if (spells(tok_, "interface") && after_is_identifier && after_same_line) {
       parse_interface(begin);
       return true;
     }
@@ -442,9 +471,9 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       parse_declare(begin);
       return type_only;
     }
-    if (spells(tok_, "enum") && after_is_name && after_same_line) refuse(tok_.begin, "enum");
+    if (spells(tok_, "enum") && after_is_identifier && after_same_line) refuse(tok_.begin, "enum");
     if ((spells(tok_, "namespace") || spells(tok_, "module")) && after_same_line &&
-        (after_is_name || (spells(tok_, "module") && after.kind == Tok::string))) {
+        (after_is_identifier || (spells(tok_, "module") && after.kind == Tok::string))) {
       return parse_namespace(begin, false);
     }
     if (spells(tok_, "import") && !after_is("(") && !after_is(".")) return parse_import(begin);
@@ -1635,6 +1664,7 @@ void Parser::parse_primary() {
         parse_class();
         return;
       }
+      if (is_reserved_word(tok_)) fail();
       next();
       return;
     }
