@@ -224,6 +224,9 @@ TEST(TypeScript, ReservedWordsAreNotNames) {
   expect_identity("type instanceof T;");
   expect_identity("let in x;");
   EXPECT_EQ(strip_types("<T>\n\nexport << x;").status, Status::unchanged);
+  EXPECT_EQ(strip_types("<T>\n\nimport\n\ntype\n").status, Status::unchanged);
+  expect_strip("const m = <T>import(\"m\"), u = <U>import.meta.url;",
+               "const m =    import(\"m\"), u =    import.meta.url;");
   expect_strip("const o = { default: 1, if: 2 }; o.export = <T>o.in;",
                "const o = { default: 1, if: 2 }; o.export =    o.in;");
 }

@@ -1665,6 +1665,8 @@ void Parser::parse_primary() {
         return;
       }
       if (is_reserved_word(tok_)) fail();
+      // `import` begins an expression only as `import(...)` or `import.meta`.
+      if (spells(tok_, "import") && !peek_is("(") && !peek_is(".")) fail();
       next();
       return;
     }
