@@ -929,19 +929,20 @@ TEST(PoolHostile, AHugeRequestLeavesTheWorkerServingAndItsBuffersFreed) {
   Outcome next = pool.execute(code_request("async () => 'alive'"));
   ASSERT_TRUE(next.ok()) << next.failure().message;
   EXPECT_EQ(next.execution().value(), "\"alive\"");
-  {
-    std::lock_guard lock(watch.mutex);
-    EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
-  }
   // Held for good, the reader's buffer (32 MiB of capacity) and the
   // request's text (24 MiB) would leave the worker 56 MiB up; V8's copy of
   // the source is garbage after the run.
   const long after = resident_kib();
 #if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer holds freed memory in its quarantine: the worker
-  // serving on is what is checked there.
+  // AddressSanitizer holds freed memory in its quarantine, so the worker
+  // stays grown (and the pool retires it for that growth, as it should,
+  // Options::retire_on_growth): the next run answering is what is checked.
   (void)after;
 #else
+  {
+    std::lock_guard lock(watch.mutex);
+    EXPECT_EQ(watch.pids.size(), 1u) << "the worker was replaced";
+  }
   EXPECT_LT(after - before, 40 * 1024) << before << " KiB before, " << after << " after";
 #endif
 }
