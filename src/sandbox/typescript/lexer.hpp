@@ -49,21 +49,29 @@ constexpr std::uint64_t pack8(std::string_view text) {
   return word;
 }
 
-// A spelling known at compile time, with its pack8 word: the parser compares
-// tokens with dozens of these a statement, and a consteval constructor makes
-// sure none of them is packed at run time (in a function as large as the
-// statement dispatcher, the compiler left 47 pack8 calls unfolded).
+// A spelling known at compile time, packed: the parser compares tokens with
+// dozens of these a statement. The consteval constructor makes sure none is
+// packed at run time (in a function as large as the statement dispatcher,
+// the compiler left 47 pack8 calls unfolded), and 16 bytes are passed in
+// registers (24 went through the stack, which unoptimised sanitizer builds
+// give a slot of its own at every one of hundreds of comparisons).
 class Spelling {
  public:
   template <std::size_t N>
   consteval Spelling(const char (&text)[N])  // NOLINT: literals convert implicitly
-      : text_(text, N - 1), word_(pack8(text_)) {}
-  std::string_view text() const { return text_; }
-  std::uint64_t word() const { return word_; }
+      : head_(pack8(std::string_view(text, N - 1))),
+        tail_(pack8(std::string_view(text, N - 1).substr(N - 1 < 8 ? N - 1 : 8)) |
+              std::uint64_t{N - 1} << 56) {
+    static_assert(N - 1 <= 15, "a spelling's tail and length share one word");
+  }
+  std::size_t size() const { return static_cast<std::size_t>(tail_ >> 56); }
+  // pack8 of its first 8 bytes, and of the bytes after those (up to 7).
+  std::uint64_t head() const { return head_; }
+  std::uint64_t tail() const { return tail_ & ((std::uint64_t{1} << 56) - 1); }
 
  private:
-  std::string_view text_;
-  std::uint64_t word_;
+  std::uint64_t head_;
+  std::uint64_t tail_;  // bytes 8..14, and the length in the top byte
 };
 
 struct Token {
@@ -75,10 +83,8 @@ struct Token {
 
   // Whether the token's text (in `source`) is `spelling`.
   [[gnu::always_inline]] bool spells(Spelling spelling, std::string_view source) const {
-    const std::string_view text = spelling.text();
-    const std::uint32_t length = end - begin;
-    if (length != text.size() || word != spelling.word()) return false;
-    return length <= 8 || source.substr(begin + 8, length - 8) == text.substr(8);
+    if (end - begin != spelling.size() || word != spelling.head()) return false;
+    return end - begin <= 8 || pack8(source.substr(begin + 8, end - begin - 8)) == spelling.tail();
   }
 };
 
