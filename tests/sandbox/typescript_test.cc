@@ -178,7 +178,9 @@ TEST(TypeScript, AnAssertionAfterAComparisonIsNotErased) {
         "a < `${<T>b}` > (c);", "a < X\n<T> ,b > (c);", "a < X\n<T>.y, b > (c);"}) {
     const StripResult r = strip_types(source);
     if (r.status == Status::stripped) {
-      EXPECT_EQ(strip_types(r.code).code, r.code) << source;
+      const StripResult again = strip_types(r.code);
+      EXPECT_EQ(again.status, Status::stripped) << source;
+      EXPECT_EQ(again.code, r.code) << source;
     } else {
       EXPECT_EQ(r.status, Status::unchanged) << source;
     }
@@ -223,12 +225,46 @@ TEST(TypeScript, ReservedWordsAreNotNames) {
   expect_identity("namespace in x;");
   expect_identity("type instanceof T;");
   expect_identity("let in x;");
+  expect_identity("declare in x;");
+  expect_strip("declare!! in x;", "declare   in x;");
+  expect_strip("declare const x: number; declare var y: string;",
+               "                                               ");
   EXPECT_EQ(strip_types("<T>\n\nexport << x;").status, Status::unchanged);
   EXPECT_EQ(strip_types("<T>\n\nimport\n\ntype\n").status, Status::unchanged);
   expect_strip("const m = <T>import(\"m\"), u = <U>import.meta.url;",
                "const m =    import(\"m\"), u =    import.meta.url;");
   expect_strip("const o = { default: 1, if: 2 }; o.export = <T>o.in;",
                "const o = { default: 1, if: 2 }; o.export =    o.in;");
+}
+
+// From a review: an erased `as` grouped everything before it, so an
+// operator after it that binds tighter than one before it would regroup
+// once erased (`a + b as number * 3` is `(a + b) * 3`, 9 with a=1, b=2, to
+// TypeScript, and 7 as `a + b * 3`): not read. Looser operators, and an
+// `as` on one operand, read the same either way.
+TEST(TypeScript, AnErasedAsDoesNotRegroupItsOperators) {
+  for (const std::string source : {"const r = a + b as number * 3;", "x = a < b as any + c;",
+                                   "x = a - b as any ** 2;", "x = a ** b as T ** c;"}) {
+    EXPECT_EQ(strip_types(source).status, Status::unchanged) << source;
+  }
+  expect_strip("x = a * b as number + 3;", "x = a * b           + 3;");
+  expect_strip("if (x > y as number && z) f();", "if (x > y           && z) f();");
+  expect_strip("const n = count as number * 2;", "const n = count           * 2;");
+}
+
+// From a review: a comparison earlier in the statement counts too, past
+// `,` and `|` (`a < b, c as T > (d)` erased reads as a call); a call's
+// arguments start afresh, and an instantiation expression that reads back
+// as itself is stripped.
+TEST(TypeScript, EveryErasureAfterAComparisonIsReadBack) {
+  for (const std::string source : {"x = a < b, c as T > (d);", "f(a < b, c as T > (d));",
+                                   "x = a < b | (c as T) > (d);", "x = a < b, X\n<T>, c > (d);"}) {
+    const StripResult r = strip_types(source);
+    EXPECT_EQ(r.status, Status::unchanged) << source << " -> " << r.code;
+  }
+  expect_strip("const ok = n < limit<number>;", "const ok = n < limit        ;");
+  expect_strip("x = items.filter(i => i < 3).map((x: T) => x);",
+               "x = items.filter(i => i < 3).map((x   ) => x);");
 }
 
 // Only the operand's own expression is held back: inside a call's

@@ -78,8 +78,10 @@ class Parser {
   bool is_name() const { return tok_.kind == Tok::name; }
   // A reserved word that no expression begins with and no binding is named
   // (`if`, `export`, `in`, ...): TypeScript reads `namespace in x` as an
-  // expression, and `<T>export` as no expression at all.
-  bool is_reserved_word(const Token& t) const {
+  // expression, and `<T>export` as no expression at all. Not inlined: its
+  // two dozen comparisons would enlarge the frame of parse_primary, which
+  // every level of nesting holds (in sanitizer builds, by kilobytes).
+  [[gnu::noinline]] bool is_reserved_word(const Token& t) const {
     if (t.kind != Tok::name) return false;
     switch (t.end - t.begin) {
       case 2:
@@ -223,7 +225,9 @@ class Parser {
   void erase(std::uint32_t begin, std::uint32_t end) {
     if (begin >= end) return;
     erased_.push_back({begin, end});
-    if (less_than_operand_) erased_in_comparison_ = std::min(erased_in_comparison_, begin);
+    if (less_than_operand_ || compared_) {
+      erased_in_comparison_ = std::min(erased_in_comparison_, begin);
+    }
   }
   void erase_token() { erase(tok_.begin, tok_.end); }
   // A statement or class member erased whole: nothing written inside it,
@@ -332,6 +336,12 @@ class Parser {
   void parse_template();
   void parse_object_literal();
   bool try_type_arguments_in_expression();
+  // JavaScript's precedence of the binary operator here: `??` 1, `||` 2,
+  // `&&` 3, `|` 4, `^` 5, `&` 6, equality 7, relational (and `as`) 8,
+  // shifts 9, `+ -` 10, `* / %` 11, `**` 12; 0 for no binary operator.
+  [[gnu::noinline]] int binary_precedence() const;
+  static constexpr int kExponent = 12;
+  static constexpr int kNoOperator = 99;
   // Whether try_type_arguments_in_expression would read the `<` here as
   // type arguments; reads nothing.
   bool would_read_type_arguments();
@@ -399,6 +409,9 @@ class Parser {
   // as itself. A call's arguments and a function's body end it (what is
   // erased inside them cannot make a type of the operand).
   bool less_than_operand_ = false;
+  // A comparison `<` came before in this statement: `a < b, c as T > (d)`
+  // erased would read as a call, as would `a < b as T > (c)`.
+  bool compared_ = false;
   std::uint32_t erased_in_comparison_ = UINT32_MAX;
   // Where the latest arrow's concise body or expression statement began.
   std::uint32_t body_start_ = 0xFFFFFFFFu;
@@ -411,7 +424,12 @@ class Parser {
 
 // ---- statements -------------------------------------------------------------
 
-bool Parser::parse_statement() { return parse_declaration(tok_.begin); }
+bool Parser::parse_statement() {
+  // Each statement starts without a comparison before it (and one nested
+  // in an expression leaves the outer statement's as it found it).
+  FlagScope statement(compared_, false);
+  return parse_declaration(tok_.begin);
+}
 
 bool Parser::parse_declaration(std::uint32_t begin) {
   Deeper d(*this);
@@ -464,7 +482,9 @@ bool Parser::parse_declaration(std::uint32_t begin) {
       parse_interface(begin);
       return true;
     }
-    if (spells(tok_, "declare") && after_is_name && after_same_line) {
+    if (spells(tok_, "declare") && after_same_line &&
+        (after_is_identifier || spells(after, "const") || spells(after, "var") ||
+         spells(after, "enum"))) {
       // Erased whole; a declared value still makes a namespace around it
       // hold a value (TypeScript would emit the namespace).
       const bool type_only = spells(after, "type") || spells(after, "interface");
@@ -1354,20 +1374,28 @@ void Parser::parse_arrow(bool in_conditional) {
 
 void Parser::parse_binary() {
   parse_unary();
-  // Whether a comparison `<` came before in this chain: `a < b as T` is
-  // `(a < b) as T` here, but its erasure leaves `a < b` for the next `>`.
-  bool after_less_than = false;
+  // The loosest operator of this chain so far (JavaScript's precedence,
+  // binary_precedence): an erased `as` grouped everything before it, so a
+  // tighter operator after it would regroup (`a + b as number * 3` is
+  // `(a + b) * 3` to TypeScript, `a + b * 3` once erased).
+  int loosest = kNoOperator;
   for (;;) {
     if (tok_.kind == Tok::name && !tok_.newline_before && (is_name("as") || is_name("satisfies"))) {
       const std::uint32_t begin = tok_.begin;
       next();
       parse_type();
       erase(begin, prev_end_);
-      if (after_less_than) erased_in_comparison_ = std::min(erased_in_comparison_, begin);
       // `f(x) as T\n<U>\ny`: TypeScript compares the `as` expression, but
       // erased, `f(x)\n<U>\ny` reads again as type arguments of the call
       // (an instantiation expression). Not read at all.
       if (is("<") && would_read_type_arguments()) fail();
+      if (loosest != kNoOperator) {
+        const int next_precedence = binary_precedence();
+        // `**` groups to the right: `a ** b as T ** c` regroups too.
+        if (next_precedence > loosest || (next_precedence == kExponent && loosest == kExponent)) {
+          fail();
+        }
+      }
       // TypeScript ends the statement before a line starting with `(`, `[`
       // or a template; JavaScript would call or index the value instead.
       if (tok_.newline_before && (is("(") || is("[") || tok_.kind == Tok::template_full ||
@@ -1380,16 +1408,68 @@ void Parser::parse_binary() {
       bool assignment = false;
       const int n = joined_greater(assignment);
       if (assignment) return;
+      loosest = std::min(loosest, binary_precedence());
       for (int i = 0; i <= n; ++i) next();
       parse_unary();
       continue;
     }
     if (!is_binary_operator()) return;
+    loosest = std::min(loosest, binary_precedence());
     const bool less_than = is("<");
-    after_less_than = after_less_than || less_than;
+    // Erasures after a comparison `<`, anywhere in the statement, are
+    // checked by reading the output again (strip_types).
+    if (less_than) compared_ = true;
     next();
     FlagScope operand(less_than_operand_, less_than_operand_ || less_than);
     parse_unary();
+  }
+}
+
+int Parser::binary_precedence() const {
+  if (tok_.kind == Tok::name) {
+    return spells(tok_, "in") || spells(tok_, "instanceof") || spells(tok_, "as") ||
+                   spells(tok_, "satisfies")
+               ? 8
+               : 0;
+  }
+  if (tok_.kind != Tok::punct) return 0;
+  const std::string_view s = lexer_.source();
+  switch (tok_.end - tok_.begin) {
+    case 1:
+      switch (s[tok_.begin]) {
+        case '<':
+          return 8;
+        case '>':  // `>>` and `>>>` arrive as `>` tokens (lexer.hpp)
+          return tok_.end < s.size() && s[tok_.end] == '>' ? 9 : 8;
+        case '+':
+        case '-':
+          return 10;
+        case '*':
+        case '/':
+        case '%':
+          return 11;
+        case '&':
+          return 6;
+        case '^':
+          return 5;
+        case '|':
+          return 4;
+        default:
+          return 0;
+      }
+    case 2:
+      if (spells(tok_, "<=")) return 8;
+      if (spells(tok_, "==") || spells(tok_, "!=")) return 7;
+      if (spells(tok_, "**")) return kExponent;
+      if (spells(tok_, "<<")) return 9;
+      if (spells(tok_, "&&")) return 3;
+      if (spells(tok_, "||")) return 2;
+      if (spells(tok_, "?\?")) return 1;
+      return 0;
+    case 3:
+      return spells(tok_, "===") || spells(tok_, "!==") ? 7 : 0;
+    default:
+      return 0;
   }
 }
 
@@ -1607,14 +1687,6 @@ bool Parser::try_type_arguments_in_expression() {
     restore(s);
     return false;
   }
-  // An instantiation expression (no call follows) in the operand of `<`:
-  // TypeScript reads `a < X\n<T>, b > (c)` so (a type's arguments cannot
-  // follow a line break), but erased, `a < X\n   , b > (c)` reads again as
-  // a call with type arguments. Not read at all, as an assertion there.
-  if (less_than_operand_ && !is("(") && tok_.kind != Tok::template_full &&
-      tok_.kind != Tok::template_head) {
-    fail();
-  }
   erase(at, end);
   return true;
 }
@@ -1709,7 +1781,10 @@ void Parser::parse_primary() {
 
 void Parser::parse_arguments() {
   if (!is("(")) fail();
+  // What is erased inside a call's parentheses cannot make a type of what
+  // is around them: the arguments start afresh.
   FlagScope arguments(less_than_operand_, false);
+  FlagScope compared(compared_, false);
   parse_list(")", false, [&] { parse_assignment(); });
 }
 
