@@ -62,8 +62,8 @@ class Parser {
 
   std::string output() const;
   std::uint32_t furthest() const { return furthest_; }
-  // Where the first erasure inside the right operand of a comparison `<`
-  // began (UINT32_MAX if none; one a backtrack undid may count).
+  // Where the first erasure after a comparison `<` in its statement began
+  // (UINT32_MAX if none; one a backtrack undid may count).
   std::uint32_t erased_in_comparison() const { return erased_in_comparison_; }
 
  private:
@@ -225,9 +225,7 @@ class Parser {
   void erase(std::uint32_t begin, std::uint32_t end) {
     if (begin >= end) return;
     erased_.push_back({begin, end});
-    if (less_than_operand_ || compared_) {
-      erased_in_comparison_ = std::min(erased_in_comparison_, begin);
-    }
+    if (compared_) erased_in_comparison_ = std::min(erased_in_comparison_, begin);
   }
   void erase_token() { erase(tok_.begin, tok_.end); }
   // A statement or class member erased whole: nothing written inside it,
@@ -1505,18 +1503,7 @@ bool Parser::is_assignment_operator() const {
          spells(tok_, "||=") || spells(tok_, "?\?=");
 }
 
-bool Parser::is_binary_operator() const {
-  if (tok_.kind == Tok::name) {
-    return spells(tok_, "in") || spells(tok_, "instanceof") || spells(tok_, "as") ||
-           spells(tok_, "satisfies");
-  }
-  if (tok_.kind != Tok::punct) return false;
-  return spells(tok_, "<") || spells(tok_, ">") || spells(tok_, "<=") || spells(tok_, "==") ||
-         spells(tok_, "!=") || spells(tok_, "===") || spells(tok_, "!==") || spells(tok_, "+") ||
-         spells(tok_, "-") || spells(tok_, "*") || spells(tok_, "/") || spells(tok_, "%") ||
-         spells(tok_, "**") || spells(tok_, "<<") || spells(tok_, "&") || spells(tok_, "|") ||
-         spells(tok_, "^") || spells(tok_, "&&") || spells(tok_, "||") || spells(tok_, "?\?");
-}
+bool Parser::is_binary_operator() const { return binary_precedence() != 0; }
 
 bool Parser::starts_expression() const {
   switch (tok_.kind) {
