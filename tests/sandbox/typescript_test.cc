@@ -422,15 +422,20 @@ TEST(TypeScript, DeepNestingFitsASmallThreadStack) {
 // read or handed back whole, never cut, and the reader is fine afterwards.
 TEST(TypeScript, LargeHostileSourcesEndWhole) {
   std::string parens, angles, unions = "let u: A", arrows, comparisons = "x = ";
+  // 100,000 erasures after a comparison: each is read twice (the read-back),
+  // the whole still linear and stripped.
+  std::string read_back = "x = a < b";
   for (int i = 0; i < 100000; ++i) {
     parens += "(a, b, (c));";
     angles += "a<b,";
     unions += " | B";
     arrows += "const f = (x: number, y?: string): number => x;\n";
     comparisons += "a < b(c) < ";  // each `<` an operand held back from assertions
+    read_back += ", c as T";
   }
   comparisons += "<T>d;";
-  for (const std::string& source : {parens, angles, unions, arrows, comparisons}) {
+  read_back += ";";
+  for (const std::string& source : {parens, angles, unions, arrows, comparisons, read_back}) {
     const StripResult r = strip_types(source);
     EXPECT_NE(r.status, Status::refused);
     EXPECT_EQ(r.code.size(), source.size());
@@ -439,6 +444,9 @@ TEST(TypeScript, LargeHostileSourcesEndWhole) {
   // The assertion at the end of 200,000 comparisons is not read: the whole
   // comes back as it was.
   EXPECT_EQ(strip_types(comparisons).status, Status::unchanged);
+  const StripResult read = strip_types(read_back);
+  EXPECT_EQ(read.status, Status::stripped);
+  EXPECT_EQ(read.code.find("as"), std::string::npos);
 }
 
 }  // namespace
