@@ -149,6 +149,34 @@ TEST(TypeScript, AnArrowReturnTypeAcrossLinesKeepsTheArrowLegal) {
   expect_strip("const f = (a): {\n  x: number\n} => a;", "const f = (a    \n           \n) => a;");
 }
 
+// No line may end between `async` and an arrow's `(` either: type
+// parameters spanning lines move the `(` up to the `<` (found by
+// fuzz_strip_types; in place, `async\n(x) => x` is a call of `async`
+// followed by a stray `=>`, a SyntaxError).
+TEST(TypeScript, AnAsyncArrowsTypeParametersAcrossLinesKeepTheArrowLegal) {
+  expect_strip("const f = async <\n  T,\n>(x: T) => x;", "const f = async (\n    \n  x   ) => x;");
+  expect_strip("const f = async <T>\n(x: T) => x;", "const f = async (  \n x   ) => x;");
+  expect_strip("const f = async <T, // why\n>(x: T): Promise<\nT> => x;",
+               "const f = async (         \n  x              \n ) => x;");
+  // On one line, or not async, nothing moves.
+  expect_strip("const f = async <T>(x: T) => x;", "const f = async    (x   ) => x;");
+  expect_strip("const f = <\n  T,\n>(x: T) => x;", "const f =  \n    \n (x   ) => x;");
+  // A line break right after `async` is JavaScript's too: not an arrow.
+  EXPECT_EQ(strip_types("const f = async\n<T>(x: T) => x;").status, Status::unchanged);
+}
+
+// `return <T>\n x` returns x; erased in place, `return` would end at the
+// line break (so would `throw`, and `yield` yield nothing). Not read.
+TEST(TypeScript, AnAssertionAfterReturnStaysOnItsLine) {
+  for (const std::string source :
+       {"function f() { return <any>\n x; }", "function f() { throw <Error>\n e; }",
+        "function* g() { yield <any>\n x; }", "function f() { return <{\n a: 1 }>x; }"}) {
+    EXPECT_EQ(strip_types(source).status, Status::unchanged) << source;
+  }
+  expect_strip("function f() { return <any>x; }", "function f() { return      x; }");
+  expect_strip("x = <any>\n y;", "x =      \n y;");
+}
+
 TEST(TypeScript, ConditionalBranchesAreNotArrowReturnTypes) {
   expect_identity("const r = a ? (b) : c => d;");
   expect_strip("const r = a ? (b): string => b : c;", "const r = a ? (b)         => b : c;");

@@ -249,6 +249,13 @@ class Parser {
   // the character that holds the byte: walking back over continuation bytes
   // here went past invalid ones, `\x90\x90`, onto the line break before).
   void put_before(std::uint32_t end, char c) { puts_.push_back({end - 1, c}); }
+  // Whether a line ends anywhere in [from, to) (comments included).
+  bool line_break_between(std::uint32_t from, std::uint32_t to) const {
+    for (std::uint32_t i = from; i < to; ++i) {
+      if (line_terminator_at(lexer_.source(), i) != 0) return true;
+    }
+    return false;
+  }
   // `: Type` from the colon: erased.
   void annotation() {
     const std::uint32_t begin = tok_.begin;
@@ -1327,10 +1334,17 @@ void Parser::parse_arrow(bool in_conditional) {
   const bool async = is_name("async");
   if (async) next();
   if (is("<")) {
+    const std::uint32_t less = tok_.begin;
     erase_type_parameters();
-    // `async <T>` then a line break: erased, JavaScript would read `async`
-    // alone on its line.
-    if (async && tok_.newline_before) fail();
+    // No line may end between `async` and its `(`: when the type parameters
+    // span lines (or a line ends after them), the `(` moves to the `<`, on
+    // the line of `async`; erased in place, JavaScript would read
+    // `async\n(x) => x` as a call of `async` followed by a stray `=>`.
+    if (async && line_break_between(less, tok_.begin)) {
+      if (!is("(")) fail();
+      puts_.push_back({less, '('});
+      puts_.push_back({tok_.begin, ' '});
+    }
   }
   std::uint32_t close_paren = 0;
   if (is_name()) {
@@ -1350,12 +1364,9 @@ void Parser::parse_arrow(bool in_conditional) {
     return_type = true;
     // No line may end between `)` and `=>`: if the type spans lines, the
     // `)` moves to the type's last character, on the line of `=>`.
-    for (std::uint32_t i = close_paren; i < type_end; ++i) {
-      if (line_terminator_at(lexer_.source(), i) != 0) {
-        puts_.push_back({close_paren, ' '});
-        put_before(type_end, ')');
-        break;
-      }
+    if (line_break_between(close_paren, type_end)) {
+      puts_.push_back({close_paren, ' '});
+      put_before(type_end, ')');
     }
   }
   if (!is("=>") || tok_.newline_before) fail();
@@ -1538,10 +1549,16 @@ void Parser::parse_unary() {
         fail();
       }
       const std::uint32_t begin = tok_.begin;
+      const bool restricted =
+          prev_.kind == Tok::name &&
+          (spells(prev_, "return") || spells(prev_, "throw") || spells(prev_, "yield"));
       next();
       parse_type();
       expect(">");
       erase(begin, prev_end_);
+      // `return <T>\n x` returns x to TypeScript; erased, JavaScript would
+      // end the statement at the line break and return nothing. Not read.
+      if (restricted && line_break_between(begin, tok_.begin)) fail();
       // Erased, `<T>{...}` starting an arrow's body or a statement would
       // read as a block (and `<T>function` as a declaration).
       if (begin == body_start_ && (is("{") || is_name("function") || is_name("class"))) {

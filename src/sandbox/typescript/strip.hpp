@@ -6,7 +6,7 @@
 // blanks every piece of type syntax: each erased character becomes one
 // space per UTF-16 unit and line terminators stay, so every line and column
 // V8 reports (syntax errors, stack traces) points at the author's own text.
-// Three characters may be written where types were, never elsewhere:
+// Only these characters may be written where types were, never elsewhere:
 //   - `;` at the first character of a statement or class member that was
 //     erased whole (`type X = 1`, an overload, an index signature), so the
 //     lines around it cannot join;
@@ -14,7 +14,10 @@
 //     (`x: number` before a line that starts with `[`), and after `as T` /
 //     `satisfies T` when the next line starts with `(`, `[` or a template;
 //   - `)` moved to the end of an arrow function's return type that spans
-//     lines, because no line may end between `)` and `=>`.
+//     lines, because no line may end between `)` and `=>`;
+//   - `(` moved up to the `<` of an async arrow's type parameters when a
+//     line ends before the `(`, because none may end between `async` and
+//     `(` either.
 //
 // What only erases: annotations, `interface`, `type`, generics on
 // declarations and calls, `as`, `satisfies`, `x!`, `?` on parameters and
