@@ -1,5 +1,6 @@
 #include "pool/worker.hpp"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -80,9 +81,10 @@ class Worker {
         if (status == FrameReader::Status::oversized) return fail("oversized frame from the pool");
         std::optional<Message> message = parse_message(body);
         if (!message || message->tail) return fail("malformed frame from the pool");
-        if (!handle(message->fields)) return fail("unexpected message from the pool");
-        // A big request's text is not kept for the worker's lifetime.
+        // A big request's text is not kept for the worker's lifetime, nor
+        // while its run goes (handle() gives the run its own copy).
         if (body.capacity() > core::kKeptFrameBytes) std::string().swap(body);
+        if (!handle(message->fields)) return fail("unexpected message from the pool");
       }
     }
   }
@@ -131,7 +133,9 @@ class Worker {
     return 2;
   }
 
-  bool handle(const json::object& message) {
+  // Takes what a run needs out of `message` (a big code or payload string
+  // is not held twice while the run goes on).
+  bool handle(json::object& message) {
     const std::string_view type = *get_string(message, "t");
     const std::optional<std::uint64_t> id = get_count(message, "id");
     if (!id) return false;
@@ -154,7 +158,7 @@ class Worker {
     return false;
   }
 
-  bool handle_run(std::uint64_t id, const json::object& message) {
+  bool handle_run(std::uint64_t id, json::object& message) {
     RunJob job;
     job.id = id;
     const json::string* shape = get_string(message, "shape");
@@ -175,6 +179,7 @@ class Worker {
       return false;
     }
     job.key = json::serialize(*tools) + json::serialize(*limits);
+    message.erase("code");  // last: an erase may move the object's other members
     {
       std::lock_guard lock(mutex_);
       jobs_.push_back(std::move(job));
@@ -185,7 +190,7 @@ class Worker {
     return true;
   }
 
-  bool handle_answer(std::uint64_t id, const json::object& message) {
+  bool handle_answer(std::uint64_t id, json::object& message) {
     const std::optional<std::uint64_t> call = get_count(message, "call");
     const json::value* ok = message.if_contains("ok");
     const json::string* payload = get_string(message, "payload");
@@ -199,7 +204,9 @@ class Worker {
       calls_.erase(it);
     }
     std::string text(payload->data(), payload->size());
-    if (ok->get_bool()) {
+    const bool accepted = ok->get_bool();
+    message.erase("payload");  // after the last use of `ok`: an erase may move it
+    if (accepted) {
       reply->resolve(std::move(text));
     } else {
       reply->reject(std::move(text));
@@ -221,6 +228,10 @@ class Worker {
       jobs_.pop_front();
       lock.unlock();
       Done done = run(job);
+      // The request's text goes before `done` does: the pool measures this
+      // worker's memory when `done` arrives (retire_on_growth), and a big
+      // request's copy still held then would retire the worker for it.
+      job = RunJob{};
       lock.lock();
       ++idle_runners_;
       lock.unlock();
@@ -381,6 +392,13 @@ int run_worker(const WorkerSettings& settings) {
     [[maybe_unused]] const ssize_t ignored = ::write(2, line, sizeof line - 1);
     ::_exit(kOutOfMemoryExit);
   });
+  // Blocks past 1 MiB (a big request's text, its copies, a big answer) are
+  // mapped for their own lifetime and unmapped when freed, as in the daemon
+  // (apps/corral/front_main.cc says why): with glibc's default, the first
+  // big block freed raises the threshold to its size, the next ones come
+  // from the heap and stay resident after they are freed, and the pool
+  // would retire the worker for that growth (retire_on_growth).
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer's shadow memory is terabytes of private writable
   // mappings: under it, any ceiling would refuse the worker's first mmap.

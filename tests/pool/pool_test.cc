@@ -18,6 +18,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -129,6 +130,20 @@ std::string first_worker_process(WorkerWatch& watch) {
   std::string child;
   if (children >> child) target = child;
   return target;
+}
+
+// The value of `key` (`"VmRSS"`, `"Seccomp"`) in /proc/PID/status, its tab
+// and surrounding space dropped; empty when the process or the key is gone.
+std::string status_field(const std::string& pid, std::string_view key) {
+  std::ifstream status("/proc/" + pid + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ':') {
+      const std::size_t value = line.find_first_not_of(" \t", key.size() + 1);
+      return value == std::string::npos ? std::string() : line.substr(value);
+    }
+  }
+  return {};
 }
 
 TEST(Pool, RunsTrivialExecution) {
@@ -892,14 +907,8 @@ TEST(PoolHostile, WorkerIsLockedDown) {
   // The worker process (or, in a pid namespace, its one child) has
   // no_new_privs and a seccomp filter.
   const std::string target = first_worker_process(watch);
-  std::ifstream status("/proc/" + target + "/status");
-  std::string line, no_new_privs, seccomp;
-  while (std::getline(status, line)) {
-    if (line.starts_with("NoNewPrivs:")) no_new_privs = line;
-    if (line.starts_with("Seccomp:")) seccomp = line;
-  }
-  EXPECT_EQ(no_new_privs, "NoNewPrivs:\t1");
-  EXPECT_EQ(seccomp, "Seccomp:\t2");
+  EXPECT_EQ(status_field(target, "NoNewPrivs"), "1");
+  EXPECT_EQ(status_field(target, "Seccomp"), "2");
 }
 
 // A request near the frame limit's order (24 MiB of code, a comment) goes
@@ -913,12 +922,8 @@ TEST(PoolHostile, AHugeRequestLeavesTheWorkerServingAndItsBuffersFreed) {
   ASSERT_TRUE(pool.execute(code_request("async () => 1")).ok());
   const std::string target = first_worker_process(watch);
   const auto resident_kib = [&target] {
-    std::ifstream status("/proc/" + target + "/status");
-    std::string line;
-    while (std::getline(status, line)) {
-      if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
-    }
-    return -1L;
+    const std::string rss = status_field(target, "VmRSS");  // "1234 kB"
+    return rss.empty() ? -1L : std::stol(rss);
   };
   const long before = resident_kib();
   ASSERT_GT(before, 0);
