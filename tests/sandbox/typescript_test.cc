@@ -133,6 +133,12 @@ TEST(TypeScript, Classes) {
 TEST(TypeScript, AMemberErasedAfterAFieldIsSeparated) {
   expect_strip("class C {\n  x: number\n  [k: string]: any\n}",
                "class C {\n  x       ;\n  ;               \n}");
+  // A `}` may end a field's initializer, not only a method (found by a
+  // review): without the `;`, JavaScript reads `x = {}['z'] = 1`.
+  expect_strip("class A {\n  x = {}\n  declare y: number\n  ['z'] = 1\n}",
+               "class A {\n  x = {}\n  ;                \n  ['z'] = 1\n}");
+  expect_strip("class A {\n  f = function () {}\n  abstract g(): void\n  *h() {}\n}",
+               "class A {\n  f = function () {}\n  ;                 \n  *h() {}\n}");
 }
 
 TEST(TypeScript, AFieldAnnotationEndsTheField) {
@@ -272,9 +278,14 @@ TEST(TypeScript, ReservedWordsAreNotNames) {
 // `as` on one operand, read the same either way.
 TEST(TypeScript, AnErasedAsDoesNotRegroupItsOperators) {
   for (const std::string source : {"const r = a + b as number * 3;", "x = a < b as any + c;",
-                                   "x = a - b as any ** 2;", "x = a ** b as T ** c;"}) {
+                                   "x = a - b as any ** 2;", "x = a ** b as T ** c;",
+                                   // A unary operand is no base for `**`: `-x ** 2`
+                                   // is a SyntaxError (found by a review).
+                                   "y = -x as number ** 2;", "y = typeof x as any ** 2;"}) {
     EXPECT_EQ(strip_types(source).status, Status::unchanged) << source;
   }
+  expect_strip("y = -x as number * 2;", "y = -x           * 2;");
+  expect_strip("y = a ** -b as number;", "y = a ** -b          ;");
   expect_strip("x = a * b as number + 3;", "x = a * b           + 3;");
   expect_strip("if (x > y as number && z) f();", "if (x > y           && z) f();");
   expect_strip("const n = count as number * 2;", "const n = count           * 2;");

@@ -230,18 +230,19 @@ class Parser {
   void erase_token() { erase(tok_.begin, tok_.end); }
   // A statement or class member erased whole: nothing written inside it,
   // and an empty statement where it began unless it began the source or
-  // followed `;` or `{` (or, in a class, a method's `}`), where the lines
-  // around it cannot join.
+  // followed `;` or `{`, where the lines around it cannot join. (A `}`
+  // before a class member may end a field's initializer, `x = {}`: erased
+  // without a `;`, `declare y: T` between it and `['z'] = 1` would join the
+  // two into `x = {}['z'] = 1`.)
   void erase_whole(std::uint32_t begin, std::uint32_t end) {
     while (!puts_.empty() && puts_.back().at >= begin) puts_.pop_back();
     erase(begin, end);
     if (!separated_starts_.contains(begin)) puts_.push_back({begin, ';'});
   }
   // Notes that the statement or member starting here follows a separator.
-  void note_start(bool class_member) {
+  void note_start() {
     const bool separated = tok_.begin == first_begin_ ||
-                           (prev_.kind == Tok::punct && (spells(prev_, ";") || spells(prev_, "{") ||
-                                                         (class_member && spells(prev_, "}"))));
+                           (prev_.kind == Tok::punct && (spells(prev_, ";") || spells(prev_, "{")));
     if (separated) separated_starts_.set(tok_.begin, 1);
   }
   // `c` written over the last character before `end`.
@@ -438,7 +439,7 @@ bool Parser::parse_statement() {
 
 bool Parser::parse_declaration(std::uint32_t begin) {
   Deeper d(*this);
-  if (begin == tok_.begin) note_start(false);
+  if (begin == tok_.begin) note_start();
   if (tok_.kind == Tok::punct) {
     if (is("{")) {
       parse_block();
@@ -823,7 +824,7 @@ void Parser::parse_class() {
 
 void Parser::parse_class_member() {
   Deeper d(*this);
-  note_start(true);
+  note_start();
   const std::uint32_t begin = tok_.begin;
   if (is("@")) refuse(tok_.begin, "decorator");
   bool whole = false;  // declare and abstract members have no JavaScript
@@ -1382,12 +1383,19 @@ void Parser::parse_arrow(bool in_conditional) {
 }
 
 void Parser::parse_binary() {
+  // `-x as number ** 2` erased is `-x ** 2`, which JavaScript refuses (a
+  // unary operand may not be the base of `**`): the operand counts as a
+  // `**` chain, which a `**` after the `as` would regroup.
+  const bool unary_first =
+      (tok_.kind == Tok::punct && (is("-") || is("+") || is("!") || is("~"))) ||
+      (tok_.kind == Tok::name &&
+       (is_name("typeof") || is_name("void") || is_name("delete") || is_name("await")));
   parse_unary();
   // The loosest operator of this chain so far (JavaScript's precedence,
   // binary_precedence): an erased `as` grouped everything before it, so a
   // tighter operator after it would regroup (`a + b as number * 3` is
   // `(a + b) * 3` to TypeScript, `a + b * 3` once erased).
-  int loosest = kNoOperator;
+  int loosest = unary_first ? kExponent : kNoOperator;
   for (;;) {
     if (tok_.kind == Tok::name && !tok_.newline_before && (is_name("as") || is_name("satisfies"))) {
       const std::uint32_t begin = tok_.begin;
