@@ -301,6 +301,12 @@ TEST(TypeScript, EveryErasureAfterAComparisonIsReadBack) {
     const StripResult r = strip_types(source);
     EXPECT_EQ(r.status, Status::unchanged) << source << " -> " << r.code;
   }
+  // A statement that ends at a line break joins the next once erased (found
+  // by fuzz_strip_types): `a < infer; X<T>, b > (c);` to TypeScript, and
+  // `a < infer X, b > (c)` read again, a call.
+  EXPECT_EQ(strip_types("a <\ninfer\nX\n<T> ,b > (c);").status, Status::unchanged);
+  expect_strip("const ok = n < limit\nconst x: number = 1\n",
+               "const ok = n < limit\nconst x         = 1\n");
   expect_strip("const ok = n < limit<number>;", "const ok = n < limit        ;");
   expect_strip("x = items.filter(i => i < 3).map((x: T) => x);",
                "x = items.filter(i => i < 3).map((x   ) => x);");

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/utf8.hpp"
@@ -170,8 +171,12 @@ class Parser {
       next();
       return;
     }
-    if (is("}") || tok_.kind == Tok::eof || tok_.newline_before) return;
-    fail();
+    if (is("}") || tok_.kind == Tok::eof) return;
+    if (!tok_.newline_before) fail();
+    // Ended at a line break: an erasure in the next statement can join the
+    // two (`a <\ninfer\nX\n<T>, b > (c)` is two statements, erased a
+    // call), so a comparison here counts for it too.
+    if (compared_) compared_at_line_end_ = true;
   }
 
   // ---- speculation --------------------------------------------------------
@@ -418,6 +423,8 @@ class Parser {
   // A comparison `<` came before in this statement: `a < b, c as T > (d)`
   // erased would read as a call, as would `a < b as T > (c)`.
   bool compared_ = false;
+  // The statement before ended at a line break with compared_ set.
+  bool compared_at_line_end_ = false;
   std::uint32_t erased_in_comparison_ = UINT32_MAX;
   // Where the latest arrow's concise body or expression statement began.
   std::uint32_t body_start_ = 0xFFFFFFFFu;
@@ -431,9 +438,10 @@ class Parser {
 // ---- statements -------------------------------------------------------------
 
 bool Parser::parse_statement() {
-  // Each statement starts without a comparison before it (and one nested
-  // in an expression leaves the outer statement's as it found it).
-  FlagScope statement(compared_, false);
+  // Each statement starts without a comparison before it, unless the one
+  // before had one and ended at a line break (semicolon()); one nested in
+  // an expression leaves the outer statement's as it found it.
+  FlagScope statement(compared_, std::exchange(compared_at_line_end_, false));
   return parse_declaration(tok_.begin);
 }
 
