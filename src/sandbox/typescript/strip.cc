@@ -1198,6 +1198,19 @@ bool Parser::parse_export(std::uint32_t begin) {
     semicolon();
     return false;
   }
+  // Only a declaration may follow (found by fuzz_strip_types: `export
+  // type!* x` read as an exported expression, its `!` erased, read again as
+  // `export type *`).
+  const bool declaration =
+      is("@") || (tok_.kind == Tok::name &&
+                  (is_name("var") || is_name("let") || is_name("const") || is_name("function") ||
+                   is_name("class") || is_name("enum") || is_name("interface") ||
+                   (is_name("async") && peek_is_name("function") && !peek().newline_before) ||
+                   (is_name("abstract") && peek_is_name("class")) ||
+                   ((is_name("type") || is_name("declare")) && peek().kind == Tok::name) ||
+                   ((is_name("namespace") || is_name("module")) &&
+                    (peek().kind == Tok::name || peek().kind == Tok::string))));
+  if (!declaration) fail();
   return parse_declaration(begin);
 }
 
