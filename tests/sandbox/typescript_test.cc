@@ -186,6 +186,12 @@ TEST(TypeScript, AnAssertionAfterReturnStaysOnItsLine) {
 TEST(TypeScript, ConditionalBranchesAreNotArrowReturnTypes) {
   expect_identity("const r = a ? (b) : c => d;");
   expect_strip("const r = a ? (b): string => b : c;", "const r = a ? (b)         => b : c;");
+  // The rule reaches into a true branch's concise arrow bodies and into
+  // false branches, as in TypeScript (found by a review): `(x) : y => y`
+  // below is the parenthesised body, then the false branch.
+  expect_identity("const f = flag ? x => (x) : y => y;");
+  expect_identity("const toRow = compact ? id => ({ id }) : id => ({ id: -id });");
+  expect_strip("const r = a ? c ? d : (x): T => x : e;", "const r = a ? c ? d : (x)    => x : e;");
 }
 
 TEST(TypeScript, ComparisonsStayComparisons) {

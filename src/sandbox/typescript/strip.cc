@@ -1283,6 +1283,7 @@ void Parser::parse_assignment() {
         parse_block();
       } else {
         body_start_ = tok_.begin;
+        conditional_branch_ = in_conditional;  // as TypeScript: see parse_arrow
         parse_assignment();
       }
       return;
@@ -1300,6 +1301,8 @@ void Parser::parse_assignment() {
     parse_assignment();
     conditional_branch_ = false;
     expect(":");
+    // The false branch inherits the rule, as an arrow's concise body does.
+    conditional_branch_ = in_conditional;
     parse_assignment();
     return;
   }
@@ -1398,6 +1401,11 @@ void Parser::parse_arrow(bool in_conditional) {
     parse_block();
   } else {
     body_start_ = tok_.begin;
+    // In a conditional's true branch, TypeScript takes `(x): T => y` for an
+    // arrow with a return type only where a `:` follows it, and carries that
+    // rule into concise bodies and false branches: in `c ? x => (x) : y =>
+    // y`, `(x) : y => y` is no arrow.
+    conditional_branch_ = in_conditional;
     parse_assignment();
   }
   if (in_conditional && return_type && !is(":")) fail();
