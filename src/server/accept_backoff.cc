@@ -35,6 +35,11 @@ bool AcceptBackoff::exhausted(const boost::system::error_code& ec) {
   return value == EMFILE || value == ENFILE || value == ENOBUFS || value == ENOMEM;
 }
 
+bool AcceptBackoff::pending(int listen_fd) {
+  pollfd ready{listen_fd, POLLIN, 0};
+  return ::poll(&ready, 1, 0) == 1 && (ready.revents & POLLIN) != 0;
+}
+
 const std::string& AcceptBackoff::refusal() {
   static const std::string text = [] {
     const std::string body =
@@ -60,8 +65,7 @@ AcceptBackoff::Refusal AcceptBackoff::refuse_one(int listen_fd) {
   // Only when a connection is pending: accept4 on a listener that is not
   // readable could block (asio leaves the descriptor blocking until its
   // first asynchronous operation) and would gain nothing.
-  pollfd ready{listen_fd, POLLIN, 0};
-  if (::poll(&ready, 1, 0) != 1 || !(ready.revents & POLLIN)) return Refusal::nothing_pending;
+  if (!pending(listen_fd)) return Refusal::nothing_pending;
   ::close(spare_);
   spare_ = -1;
   const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);

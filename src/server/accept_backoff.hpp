@@ -44,6 +44,8 @@ class AcceptBackoff {
 
   // True for the errors that mean "out of descriptors or memory".
   static bool exhausted(const boost::system::error_code& ec);
+  // Whether a connection waits in `listen_fd`'s backlog (a poll, no wait).
+  static bool pending(int listen_fd);
 
   // What the accept loop does next after an exhausted() error.
   struct Retry {
