@@ -120,6 +120,15 @@ class Parser {
     count_scan();
     return lexer_.scan(pos);
   }
+  // A prefix operator whose operand may not be the base of `**` (`++x ** 2`
+  // is JavaScript, `-x ** 2` is not).
+  bool is_prefix_operator(const Token& t) const {
+    if (t.kind == Tok::punct) {
+      return spells(t, "-") || spells(t, "+") || spells(t, "!") || spells(t, "~");
+    }
+    return t.kind == Tok::name &&
+           (spells(t, "typeof") || spells(t, "void") || spells(t, "delete") || spells(t, "await"));
+  }
   // The token after tok_, kept until the parser moves on: a lookahead is
   // usually followed by the step it looked at (scanning is a function of
   // the position alone, so the kept token stays right after a backtrack;
@@ -1412,19 +1421,13 @@ void Parser::parse_arrow(bool in_conditional) {
 }
 
 void Parser::parse_binary() {
-  // `-x as number ** 2` erased is `-x ** 2`, which JavaScript refuses (a
-  // unary operand may not be the base of `**`): the operand counts as a
-  // `**` chain, which a `**` after the `as` would regroup.
-  const bool unary_first =
-      (tok_.kind == Tok::punct && (is("-") || is("+") || is("!") || is("~"))) ||
-      (tok_.kind == Tok::name &&
-       (is_name("typeof") || is_name("void") || is_name("delete") || is_name("await")));
+  const std::uint32_t first_operand = tok_.begin;
   parse_unary();
   // The loosest operator of this chain so far (JavaScript's precedence,
   // binary_precedence): an erased `as` grouped everything before it, so a
   // tighter operator after it would regroup (`a + b as number * 3` is
   // `(a + b) * 3` to TypeScript, `a + b * 3` once erased).
-  int loosest = unary_first ? kExponent : kNoOperator;
+  int loosest = kNoOperator;
   for (;;) {
     if (tok_.kind == Tok::name && !tok_.newline_before && (is_name("as") || is_name("satisfies"))) {
       const std::uint32_t begin = tok_.begin;
@@ -1435,10 +1438,16 @@ void Parser::parse_binary() {
       // erased, `f(x)\n<U>\ny` reads again as type arguments of the call
       // (an instantiation expression). Not read at all.
       if (is("<") && would_read_type_arguments()) fail();
-      if (loosest != kNoOperator) {
+      // `-x as number ** 2` erased is `-x ** 2`, which JavaScript refuses (a
+      // unary operand may not be the base of `**`): alone before the `as`,
+      // a unary operand counts as a `**` chain. Looked at here, not on the
+      // path every operand takes.
+      const int before =
+          loosest == kNoOperator && is_prefix_operator(scan(first_operand)) ? kExponent : loosest;
+      if (before != kNoOperator) {
         const int next_precedence = binary_precedence();
         // `**` groups to the right: `a ** b as T ** c` regroups too.
-        if (next_precedence > loosest || (next_precedence == kExponent && loosest == kExponent)) {
+        if (next_precedence > before || (next_precedence == kExponent && before == kExponent)) {
           fail();
         }
       }
