@@ -482,7 +482,13 @@ TEST(TypeScript, LargeHostileSourcesEndWhole) {
   // 100,000 erasures after a comparison: each is read twice (the read-back),
   // the whole still linear and stripped.
   std::string read_back = "x = a < b";
+  // One async arrow whose type parameters span 100,000 lines (its `(` moves
+  // up to the `<`), and 100,000 statements ended at line breaks after one
+  // comparison (the comparison counts for each next one: all read twice).
+  std::string wrapped = "const f = async <\n", no_semicolons = "x = a < b\n";
   for (int i = 0; i < 100000; ++i) {
+    wrapped += "  T" + std::to_string(i) + ",\n";
+    no_semicolons += "y = c!\n";
     parens += "(a, b, (c));";
     angles += "a<b,";
     unions += " | B";
@@ -492,7 +498,9 @@ TEST(TypeScript, LargeHostileSourcesEndWhole) {
   }
   comparisons += "<T>d;";
   read_back += ";";
-  for (const std::string& source : {parens, angles, unions, arrows, comparisons, read_back}) {
+  wrapped += ">(x: T0) => x;";
+  for (const std::string& source :
+       {parens, angles, unions, arrows, comparisons, read_back, wrapped, no_semicolons}) {
     const StripResult r = strip_types(source);
     EXPECT_NE(r.status, Status::refused);
     EXPECT_EQ(r.code.size(), source.size());
@@ -504,6 +512,13 @@ TEST(TypeScript, LargeHostileSourcesEndWhole) {
   const StripResult read = strip_types(read_back);
   EXPECT_EQ(read.status, Status::stripped);
   EXPECT_EQ(read.code.find("as"), std::string::npos);
+  const StripResult moved = strip_types(wrapped);
+  ASSERT_EQ(moved.status, Status::stripped) << moved.reason;
+  EXPECT_EQ(moved.code.rfind("const f = async (\n", 0), 0u);
+  EXPECT_EQ(moved.code.find('<'), std::string::npos);
+  const StripResult joined = strip_types(no_semicolons);
+  ASSERT_EQ(joined.status, Status::stripped) << joined.reason;
+  EXPECT_EQ(joined.code.find('!'), std::string::npos);
 }
 
 }  // namespace
