@@ -94,6 +94,18 @@ class AdminListener::Impl {
         if (server::AcceptBackoff::exhausted(ec)) {
           const auto retry = backoff_.failed(acceptor_.native_handle(), ec);
           if (retry.kind == server::AcceptBackoff::Retry::Kind::when_readable) {
+            // The reactor is edge-triggered and a wait does not look at what
+            // is already pending (src/server/server.cc says more): once the
+            // wait below is queued (the coroutine starts it before this loop's
+            // thread runs anything else), the listener is looked at again and
+            // a caller that came meanwhile cancels the wait into an accept.
+            asio::post(io_, [this] {
+              if (acceptor_.is_open() &&
+                  server::AcceptBackoff::pending(acceptor_.native_handle())) {
+                boost::system::error_code ignored;
+                acceptor_.cancel(ignored);
+              }
+            });
             co_await acceptor_.async_wait(asio::socket_base::wait_read,
                                           asio::as_tuple(asio::use_awaitable));
           } else if (retry.kind == server::AcceptBackoff::Retry::Kind::after_delay) {

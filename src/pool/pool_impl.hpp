@@ -185,6 +185,7 @@ class WorkerPool::Impl : public std::enable_shared_from_this<WorkerPool::Impl> {
   void kill_worker(const std::shared_ptr<Worker>& worker, WorkerExit reason, std::string why);
   void signal(const std::shared_ptr<Worker>& worker, int sig);
   void fail_runs(const std::shared_ptr<Worker>& worker);
+  void await_reap(const std::shared_ptr<Worker>& worker);
   void reap(const std::shared_ptr<Worker>& worker);
   void remove(const std::shared_ptr<Worker>& worker, const std::string& how);
   void shutdown_on_loop(std::chrono::milliseconds drain, std::function<void()> done);

@@ -68,10 +68,7 @@ std::shared_ptr<WorkerPool::Impl::Worker> WorkerPool::Impl::spawn(bool speculati
   emit({.kind = Event::Kind::worker_started, .worker = worker->number, .pid = pid});
 
   read_next(worker);
-  worker->pidfd.async_wait(asio::posix::stream_descriptor::wait_read,
-                           [this, worker](boost::system::error_code ec) {
-                             if (!ec) reap(worker);
-                           });
+  await_reap(worker);
   worker->start_timer.expires_after(options_.start_timeout);
   worker->start_timer.async_wait([this, worker](boost::system::error_code ec) {
     if (ec || worker->state != WorkerState::starting) return;
@@ -273,9 +270,30 @@ void WorkerPool::Impl::fail_runs(const std::shared_ptr<Worker>& worker) {
   asio::post(io_, [this] { after_settle(); });
 }
 
+// The pidfd turns readable when the worker's process exits.
+void WorkerPool::Impl::await_reap(const std::shared_ptr<Worker>& worker) {
+  worker->pidfd.async_wait(asio::posix::stream_descriptor::wait_read,
+                           [this, worker](boost::system::error_code ec) {
+                             if (!ec) reap(worker);
+                           });
+}
+
 void WorkerPool::Impl::reap(const std::shared_ptr<Worker>& worker) {
   int status = 0;
-  if (::waitpid(worker->pid, &status, WNOHANG) <= 0) {
+  const pid_t reaped = ::waitpid(worker->pid, &status, WNOHANG);
+  if (reaped == 0) {
+    // Still running: the wait completed for readiness that was not this
+    // pidfd's. asio's epoll reactor hands a closed descriptor's state to
+    // the next one registered, and readiness already collected for the old
+    // descriptor is then performed on the new one's operations: a worker
+    // killed while its socket and pidfd were both ready, replaced from
+    // within the handler, gave its successor's pidfd a completed wait,
+    // and the successor was taken for dead before it was ready
+    // ("exited with status 0"). A wait is only a hint; waitpid says.
+    await_reap(worker);
+    return;
+  }
+  if (reaped < 0) {
     // Not ours to reap (someone else waited): treat it as gone anyway.
     status = 0;
   }

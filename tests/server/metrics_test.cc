@@ -101,7 +101,8 @@ TEST(Metrics, CountWorkerExitsAndPoolRejectionsByReason) {
     ASSERT_EQ(::kill(running_pid, SIGKILL), 0);
   }
   EXPECT_FALSE(first.get_future().get().ok());
-  EXPECT_TRUE(second.get_future().get().ok());  // on the worker started after it
+  const pool::Outcome after = second.get_future().get();  // on the worker started after it
+  EXPECT_TRUE(after.ok()) << after.failure().message;
 
   scrape = server.render_metrics();
   EXPECT_TRUE(has_line(scrape, "corral_worker_exits_total{reason=\"crashed\"} 1")) << scrape;
