@@ -149,6 +149,10 @@ TEST(TypeScript, AFieldAnnotationEndsTheField) {
 
 TEST(TypeScript, ThisParameterGoesWithItsComma) {
   expect_strip("function f(this: Window, a: number) {}", "function f(              a        ) {}");
+  // Untyped (tsc drops it too; JavaScript refuses `this` as a name).
+  expect_strip("function f(this) {}", "function f(    ) {}");
+  expect_strip("function f(this, a) {}", "function f(      a) {}");
+  expect_strip("const o = { m(this, b: T) {} }", "const o = { m(      b   ) {} }");
 }
 
 TEST(TypeScript, AnArrowReturnTypeAcrossLinesKeepsTheArrowLegal) {

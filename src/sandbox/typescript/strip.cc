@@ -721,9 +721,11 @@ void Parser::parse_params() {
         }
       }
     }
-    if (first && is_name("this") && peek_is(":")) {
+    // A `this` parameter types the function's `this`; it is no parameter
+    // to JavaScript (which refuses the name), typed or not.
+    if (first && is_name("this") && (peek_is(":") || peek_is(",") || peek_is(")"))) {
       next();
-      annotation();
+      if (is(":")) annotation();
       if (is(",")) next();
       erase(begin, prev_end_);
       first = false;
