@@ -1948,7 +1948,9 @@ void Parser::parse_type(bool allow_conditional) {
     parse_type(allow_conditional);
     return;
   }
-  if (is("(") && attempt([&] {
+  // A function type, unless its first tokens say a parenthesised type
+  // (`(A | B)[]`, `(typeof x)[number]`): a failed attempt costs an exception.
+  if (is("(") && opens_parameter_list() && attempt([&] {
         parse_params();
         if (!is("=>")) fail();
       })) {
