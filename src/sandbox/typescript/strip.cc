@@ -19,7 +19,7 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -2235,23 +2235,33 @@ std::string Parser::output() const {
     }
     if (ascii) return out;
   }
-  std::vector<bool> erased(s.size(), false);
+  // Erased characters become as many spaces as their UTF-16 units, so that
+  // columns (which V8 counts in UTF-16) stay put. One pass: ASCII bytes are
+  // one unit each, and only the other characters are decoded.
+  std::vector<std::uint8_t> erased(s.size(), 0);
   for (const auto& [begin, end] : erased_) {
-    std::fill(erased.begin() + begin, erased.begin() + end, true);
+    std::fill(erased.begin() + begin, erased.begin() + end, std::uint8_t{1});
   }
-  std::unordered_map<std::uint32_t, char> puts;
-  for (const Put& p : puts_) puts[p.at] = p.c;
+  // By position; of several at one byte the last made wins.
+  std::vector<Put> puts = puts_;
+  std::stable_sort(puts.begin(), puts.end(),
+                   [](const Put& a, const Put& b) { return a.at < b.at; });
+  std::size_t next_put = 0;
   std::string out;
   out.reserve(s.size());
   std::size_t i = 0;
   while (i < s.size()) {
     const auto at = static_cast<std::uint32_t>(i);
-    const core::Utf8Step step = core::utf8_step(s, i);
+    const core::Utf8Step step =
+        static_cast<unsigned char>(s[i]) < 0x80 ? core::Utf8Step{1, true} : core::utf8_step(s, i);
     const std::size_t units = step.valid && step.length == 4 ? 2 : 1;
-    auto put = puts.end();
-    for (std::uint32_t b = at; b < at + step.length && put == puts.end(); ++b) put = puts.find(b);
-    if (put != puts.end()) {
-      out += put->second;
+    // A put on any byte of the character stands for the whole character
+    // (the first such byte's, the last put made there).
+    while (next_put < puts.size() && puts[next_put].at < at) ++next_put;
+    if (next_put < puts.size() && puts[next_put].at < at + step.length) {
+      const std::uint32_t first = puts[next_put].at;
+      while (next_put + 1 < puts.size() && puts[next_put + 1].at == first) ++next_put;
+      out += puts[next_put].c;
       out.append(units - 1, ' ');
     } else if (erased[i] && line_terminator_at(s, at) == 0) {
       out.append(units, ' ');
