@@ -147,6 +147,20 @@ TEST(TypeScript, AFieldAnnotationEndsTheField) {
                "class C {\n  get       ;\n  foo() {}\n}");
 }
 
+TEST(TypeScript, TypeAssertionsInARow) {
+  expect_strip("x = <T><unknown>y", "x =             y");
+  expect_strip("x = <T> <U>(y)", "x =        (y)");
+  // After a comparison's `>`, one is still not read.
+  EXPECT_EQ(strip_types("a < b > <T>(c)").status, Status::unchanged);
+}
+
+// As TypeScript reads them: past a line break no operators, but names
+// starting the next statement.
+TEST(TypeScript, AsAndSatisfiesStartingALineAreNames) {
+  expect_strip("let a: number = 1\nx = y\nas = 1", "let a         = 1\nx = y\nas = 1");
+  expect_strip("f()\nsatisfies.b = 2\nx as T", "f()\nsatisfies.b = 2\nx     ");
+}
+
 TEST(TypeScript, ThisParameterGoesWithItsComma) {
   expect_strip("function f(this: Window, a: number) {}", "function f(              a        ) {}");
   // Untyped (tsc drops it too; JavaScript refuses `this` as a name).

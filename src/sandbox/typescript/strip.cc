@@ -1482,6 +1482,9 @@ void Parser::parse_binary() {
       }
       continue;
     }
+    // Past a line break `as` and `satisfies` are no operators (TypeScript
+    // ends the statement there): `x = y` then `as = 1` are two statements.
+    if (tok_.kind == Tok::name && (is_name("as") || is_name("satisfies"))) return;
     if (is(">")) {
       bool assignment = false;
       const int n = joined_greater(assignment);
@@ -1612,9 +1615,11 @@ void Parser::parse_unary() {
     if (is("<")) {  // <T>value
       // After `a < b >`, erasing `<T>` would leave `a < b > (c)`: a call
       // with type arguments when read again; so would erasing it inside
-      // the operand of `<` (less_than_operand_). Not read at all.
-      if (less_than_operand_ ||
-          (prev_.kind == Tok::punct && (spells(prev_, ">") || spells(prev_, "<")))) {
+      // the operand of `<` (less_than_operand_). Not read at all. A `>`
+      // erased itself (`<T><U>y`, the first assertion's) leaves nothing.
+      const bool prev_erased = !erased_.empty() && erased_.back().second == prev_.end;
+      if (less_than_operand_ || (prev_.kind == Tok::punct && !prev_erased &&
+                                 (spells(prev_, ">") || spells(prev_, "<")))) {
         fail();
       }
       const std::uint32_t begin = tok_.begin;
