@@ -161,6 +161,15 @@ TEST(TypeScript, AsAndSatisfiesStartingALineAreNames) {
   expect_strip("f()\nsatisfies.b = 2\nx as T", "f()\nsatisfies.b = 2\nx     ");
 }
 
+// TypeScript assigns to no `as` expression (a syntax error); erased, the
+// assignment would go to its operand. Parenthesised it is a target.
+TEST(TypeScript, AnAsExpressionIsNoAssignmentTarget) {
+  EXPECT_EQ(strip_types("x = y as T\n= b").status, Status::unchanged);
+  EXPECT_EQ(strip_types("y satisfies T += 1").status, Status::unchanged);
+  expect_strip("(y as any) = b", "(y       ) = b");
+  expect_strip("y! = b", "y  = b");
+}
+
 TEST(TypeScript, ThisParameterGoesWithItsComma) {
   expect_strip("function f(this: Window, a: number) {}", "function f(              a        ) {}");
   // Untyped (tsc drops it too; JavaScript refuses `this` as a name).

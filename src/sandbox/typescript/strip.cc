@@ -436,6 +436,8 @@ class Parser {
   // The statement before ended at a line break with compared_ set.
   bool compared_at_line_end_ = false;
   std::uint32_t erased_in_comparison_ = UINT32_MAX;
+  // Where the latest `as` or `satisfies` erased began.
+  std::uint32_t as_erased_at_ = UINT32_MAX;
   // Where the latest arrow's concise body or expression statement began.
   std::uint32_t body_start_ = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
@@ -1319,6 +1321,12 @@ void Parser::parse_assignment() {
     return;
   }
   if (is_assignment_operator()) {
+    // `y as T = b` assigns to no target in TypeScript (a syntax error
+    // there); erased, `y      = b` would assign to y. Not read.
+    if (!erased_.empty() && erased_.back().first == as_erased_at_ &&
+        erased_.back().second == prev_end_) {
+      fail();
+    }
     if (is(">")) {
       bool assignment = false;
       const int n = joined_greater(assignment);
@@ -1457,6 +1465,7 @@ void Parser::parse_binary() {
       next();
       parse_type();
       erase(begin, prev_end_);
+      as_erased_at_ = begin;
       // `f(x) as T\n<U>\ny`: TypeScript compares the `as` expression, but
       // erased, `f(x)\n<U>\ny` reads again as type arguments of the call
       // (an instantiation expression). Not read at all.
