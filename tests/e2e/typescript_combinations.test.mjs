@@ -38,6 +38,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import ts from 'typescript';
+import { describe, emit, isModule, lines, parse, program, v8ScriptProblem } from './typescript_oracle.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -306,45 +307,16 @@ function expressionCombinations() {
 }
 
 // ---------------------------------------------------------------------------
-// The oracle: the layout rule, the emit and its normalisation are those of
-// typescript.test.mjs (keep them in step with it).
+// The oracle: the layout rule is that of typescript.test.mjs (keep them in
+// step); the compiler's emit and its normalisation are shared with it
+// (typescript_oracle.mjs).
 
 // ECMAScript's line terminators: the stripper keeps every one of them, and
 // every line keeps its length in UTF-16 code units.
 const lineBreaks = /\r\n|\r|\n|\u2028|\u2029/g;
-const lines = (text) => text.split(/\r\n|\r|\n|\u2028|\u2029/);
 
-const parse = (name, text, kind) =>
-  ts.createSourceFile(name, text, ts.ScriptTarget.ESNext, true, kind);
-
-const describe = (sf, diagnostic) => {
-  const { line, character } = sf.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-  return `${line + 1}:${character + 1}: TS${diagnostic.code} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
-};
-
-// One program over in-memory files, no lib and no module resolution: enough
-// for the grammar checks the parser leaves to the checker, and for the
-// TS8xxx "only in TypeScript files" checks of a .js file.
-function program(files) {
-  const sources = new Map(Object.entries(files).map(([name, text]) =>
-    [name, parse(name, text, name.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS)]));
-  const host = {
-    getSourceFile: (name) => sources.get(name),
-    fileExists: (name) => sources.has(name),
-    readFile: (name) => files[name],
-    writeFile: () => {},
-    getDefaultLibFileName: () => 'lib.d.ts',
-    getCurrentDirectory: () => '/',
-    getCanonicalFileName: (name) => name,
-    useCaseSensitiveFileNames: () => true,
-    getNewLine: () => '\n',
-  };
-  return ts.createProgram([...sources.keys()], {
-    noLib: true, noResolve: true, types: [], noEmit: true, allowJs: true,
-    target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext,
-    moduleDetection: ts.ModuleDetectionKind.Force,
-  }, host);
-}
+// Programs of these files treat every file as a module, as the emit does.
+const moduleProgram = (files) => program(files, { moduleDetection: ts.ModuleDetectionKind.Force });
 
 // The checker's grammar errors (TS1xxx, TS17xxx), not type errors: the
 // combinations use names they never declare.
@@ -354,55 +326,10 @@ function compilerErrors(text) {
   const sf = parse('snippet.ts', text, ts.ScriptKind.TS);
   const syntax = sf.parseDiagnostics.map((d) => describe(sf, d));
   if (syntax.length > 0) return syntax;
-  const p = program({ '/snippet.ts': text });
+  const p = moduleProgram({ '/snippet.ts': text });
   const checked = p.getSourceFile('/snippet.ts');
   return p.getSemanticDiagnostics(checked).filter(grammar).map((d) => describe(checked, d));
 }
-
-const dropEmpty = (list) => list.filter((s) => !ts.isEmptyStatement(s) && !ts.isNotEmittedStatement(s));
-function normaliser(context) {
-  const { factory } = context;
-  const visit = (node) => {
-    if (ts.isParenthesizedExpression(node) || ts.isPartiallyEmittedExpression(node)) {
-      return visit(node.expression);
-    }
-    if (ts.isExpressionWithTypeArguments(node)) return visit(node.expression);
-    if (ts.isHeritageClause(node)) {
-      return factory.updateHeritageClause(node, node.types.map((t) =>
-        factory.updateExpressionWithTypeArguments(t, visit(t.expression), t.typeArguments)));
-    }
-    const n = ts.visitEachChild(node, visit, context);
-    if (ts.isSourceFile(n)) return factory.updateSourceFile(n, dropEmpty(n.statements));
-    if (ts.isBlock(n)) return factory.updateBlock(n, dropEmpty(n.statements));
-    if (ts.isModuleBlock(n)) return factory.updateModuleBlock(n, dropEmpty(n.statements));
-    if (ts.isCaseClause(n)) return factory.updateCaseClause(n, n.expression, dropEmpty(n.statements));
-    if (ts.isDefaultClause(n)) return factory.updateDefaultClause(n, dropEmpty(n.statements));
-    if (ts.isNamedImports(n)) return factory.updateNamedImports(n, factory.createNodeArray([...n.elements]));
-    if (ts.isNamedExports(n)) return factory.updateNamedExports(n, factory.createNodeArray([...n.elements]));
-    if (ts.isClassDeclaration(n) || ts.isClassExpression(n)) {
-      const members = n.members.filter((m) => !ts.isSemicolonClassElement(m));
-      if (members.length !== n.members.length) {
-        return ts.isClassDeclaration(n)
-          ? factory.updateClassDeclaration(n, n.modifiers, n.name, n.typeParameters, n.heritageClauses, members)
-          : factory.updateClassExpression(n, n.modifiers, n.name, n.typeParameters, n.heritageClauses, members);
-      }
-    }
-    return n;
-  };
-  return (sf) => visit(sf);
-}
-const emitOptions = {
-  target: ts.ScriptTarget.ESNext,
-  module: ts.ModuleKind.ESNext,
-  moduleDetection: ts.ModuleDetectionKind.Force,
-  verbatimModuleSyntax: true,
-  useDefineForClassFields: true,
-  removeComments: true,
-  newLine: ts.NewLineKind.LineFeed,
-};
-const emit = (text) => ts.transpileModule(text, {
-  compilerOptions: emitOptions, fileName: 'snippet.ts', transformers: { after: [normaliser] },
-}).outputText.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '').join('\n');
 
 // The printer keeps some of the line breaks of what it prints (`y!\n.b`
 // prints `y.b`, the stripped `y \n.b` prints `y\n    .b`), which mean
@@ -445,23 +372,6 @@ function layoutProblem(input, output) {
   return null;
 }
 
-const isModule = (sf) => sf.statements.some((s) => ts.isImportDeclaration(s) || ts.isExportDeclaration(s)
-  || ts.isExportAssignment(s) || ts.getModifiers?.(s)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword));
-
-// Whether V8 compiles a script in one of the shapes corral's execute tries
-// (an expression, a script, an async function body); null if it does.
-function v8ScriptProblem(code) {
-  let error;
-  for (const text of [`(${code}\n)`, code, `(async () => {${code}\n})()`]) {
-    try {
-      new vm.Script(text);
-      return null;
-    } catch (e) {
-      error = e.message;
-    }
-  }
-  return error;
-}
 
 // The emit with moduleDetection force ends in `export {};` where the input
 // had no module syntax: a script for V8 without it.
@@ -655,7 +565,7 @@ async function judge(group, texts) {
   // program for all of them), and as a .ts file with no type in it: a .js
   // file reads `f<T>\n(b)` as comparisons, TypeScript (and the stripper)
   // as a call with a type argument.
-  const asJs = program(Object.fromEntries(texts.map((text, i) => [`/${i}.js`, text])));
+  const asJs = moduleProgram(Object.fromEntries(texts.map((text, i) => [`/${i}.js`, text])));
   const expected = texts.map((text, i) => {
     const sf = parse('snippet.ts', text, ts.ScriptKind.TS);
     const typescript = sf.parseDiagnostics.length === 0;
@@ -727,7 +637,7 @@ async function judge(group, texts) {
       continue;
     }
     const js = parse('snippet.js', out, ts.ScriptKind.JS);
-    const syntax = [...js.parseDiagnostics, ...program({ '/snippet.js': out }).getSyntacticDiagnostics()];
+    const syntax = [...js.parseDiagnostics, ...moduleProgram({ '/snippet.js': out }).getSyntacticDiagnostics()];
     if (syntax.length > 0) {
       meaningProblem(i, `the output is not JavaScript: ${syntax.map((d) => describe(js, d)).join('; ')}`, shown);
       continue;
