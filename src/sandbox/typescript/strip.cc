@@ -1215,15 +1215,20 @@ bool Parser::parse_export(std::uint32_t begin) {
   // Only a declaration may follow (found by fuzz_strip_types: `export
   // type!* x` read as an exported expression, its `!` erased, read again as
   // `export type *`).
+  // As in TypeScript, the contextual keywords declare only with the next
+  // token on their line (`export type` then a line break is no type alias,
+  // found by fuzz_strip_types: read as an exported expression).
+  const bool same_line = tok_.kind == Tok::name && !peek().newline_before;
   const bool declaration =
-      is("@") || (tok_.kind == Tok::name &&
-                  (is_name("var") || is_name("let") || is_name("const") || is_name("function") ||
-                   is_name("class") || is_name("enum") || is_name("interface") ||
-                   (is_name("async") && peek_is_name("function") && !peek().newline_before) ||
-                   (is_name("abstract") && peek_is_name("class")) ||
-                   ((is_name("type") || is_name("declare")) && peek().kind == Tok::name) ||
-                   ((is_name("namespace") || is_name("module")) &&
-                    (peek().kind == Tok::name || peek().kind == Tok::string))));
+      is("@") ||
+      (tok_.kind == Tok::name &&
+       (is_name("var") || is_name("let") || is_name("const") || is_name("function") ||
+        is_name("class") || is_name("enum") || is_name("interface") ||
+        (is_name("async") && peek_is_name("function") && same_line) ||
+        (is_name("abstract") && peek_is_name("class") && same_line) ||
+        ((is_name("type") || is_name("declare")) && peek().kind == Tok::name && same_line) ||
+        ((is_name("namespace") || is_name("module")) &&
+         (peek().kind == Tok::name || peek().kind == Tok::string) && same_line)));
   if (!declaration) fail();
   return parse_declaration(begin);
 }
