@@ -166,6 +166,10 @@ TEST(TypeScript, AsAndSatisfiesStartingALineAreNames) {
 TEST(TypeScript, AnAsExpressionIsNoAssignmentTarget) {
   EXPECT_EQ(strip_types("x = y as T\n= b").status, Status::unchanged);
   EXPECT_EQ(strip_types("y satisfies T += 1").status, Status::unchanged);
+  // The same for the `<T>` form (hostile review).
+  EXPECT_EQ(strip_types("<T>y = b;").status, Status::unchanged);
+  EXPECT_EQ(strip_types("x = <T>y.z ?\?= b;").status, Status::unchanged);
+  expect_strip("(<T>y) = b; x = <T>y + 1;", "(   y) = b; x =    y + 1;");
   expect_strip("(y as any) = b", "(y       ) = b");
   expect_strip("y! = b", "y  = b");
 }
@@ -176,6 +180,12 @@ TEST(TypeScript, ThisParameterGoesWithItsComma) {
   expect_strip("function f(this) {}", "function f(    ) {}");
   expect_strip("function f(this, a) {}", "function f(      a) {}");
   expect_strip("const o = { m(this, b: T) {} }", "const o = { m(      b   ) {} }");
+  // Anywhere else it is no parameter (hostile review: `this?` was erased
+  // to `this `, then on a second strip to nothing).
+  for (const std::string source :
+       {"function f(this?) {}", "function f(this?: T) {}", "function f(a, this) {}"}) {
+    EXPECT_EQ(strip_types(source).status, Status::unchanged) << source;
+  }
 }
 
 TEST(TypeScript, AnArrowReturnTypeAcrossLinesKeepsTheArrowLegal) {
@@ -429,6 +439,15 @@ TEST(TypeScript, DeclaredEnumsAndNamespacesAreErased) {
   expect_strip("declare enum E { A }", "                    ");
   expect_strip("declare namespace N { const x: number; }",
                "                                        ");
+}
+
+// `abstract` then a line break is an expression to TypeScript: what is
+// exported is the value of `abstract`, and the class stands alone (hostile
+// review: the class was exported instead, silently).
+TEST(TypeScript, ExportDefaultAbstractThenALineBreakExportsTheName) {
+  expect_identity("export default abstract\nclass C {}");
+  expect_strip("export default abstract class C { abstract m(): void }",
+               "export default          class C {                    }");
 }
 
 TEST(TypeScript, WhatItCannotReadComesBackUnchanged) {

@@ -436,8 +436,10 @@ class Parser {
   // The statement before ended at a line break with compared_ set.
   bool compared_at_line_end_ = false;
   std::uint32_t erased_in_comparison_ = UINT32_MAX;
-  // Where the latest `as` or `satisfies` erased began.
+  // Where the latest `as` or `satisfies` erased began, and the latest
+  // `<T>` assertion.
   std::uint32_t as_erased_at_ = UINT32_MAX;
+  std::uint32_t angle_assertion_at_ = UINT32_MAX;
   // Where the latest arrow's concise body or expression statement began.
   std::uint32_t body_start_ = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> erased_;
@@ -734,6 +736,9 @@ void Parser::parse_params() {
       first = false;
       continue;
     }
+    // Anywhere else (`this?`, `this = 1`, not first) it is no parameter
+    // TypeScript takes either.
+    if (is_name("this")) fail();
     first = false;
     if (is("...")) next();
     parse_binding_target();
@@ -1196,7 +1201,9 @@ bool Parser::parse_export(std::uint32_t begin) {
       parse_interface(begin);
       return true;
     }
-    if (is_name("abstract") && peek_is_name("class")) {
+    // `abstract` then a line break is an expression to TypeScript (the
+    // value of `abstract` exported, then a class of its own).
+    if (is_name("abstract") && peek_is_name("class") && !peek().newline_before) {
       erase_token();
       next();
     }
@@ -1283,6 +1290,8 @@ void Parser::parse_assignment() {
   Deeper d(*this);
   const bool in_conditional = conditional_branch_;
   conditional_branch_ = false;
+  const std::uint32_t lhs_begin = tok_.begin;
+  const std::size_t erased_before = erased_.size();
   if (is_name("yield") && in_generator_) {
     const Token after = peek();
     next();
@@ -1326,10 +1335,14 @@ void Parser::parse_assignment() {
     return;
   }
   if (is_assignment_operator()) {
-    // `y as T = b` assigns to no target in TypeScript (a syntax error
-    // there); erased, `y      = b` would assign to y. Not read.
+    // `y as T = b` and `<T>y = b` assign to no target in TypeScript (a
+    // syntax error there); erased, `y      = b` would assign to y. Not read.
     if (!erased_.empty() && erased_.back().first == as_erased_at_ &&
         erased_.back().second == prev_end_) {
+      fail();
+    }
+    if (erased_.size() > erased_before && erased_[erased_before].first == lhs_begin &&
+        angle_assertion_at_ == lhs_begin) {
       fail();
     }
     if (is(">")) {
@@ -1644,6 +1657,7 @@ void Parser::parse_unary() {
       parse_type();
       expect(">");
       erase(begin, prev_end_);
+      angle_assertion_at_ = begin;
       // `return <T>\n x` returns x to TypeScript; erased, JavaScript would
       // end the statement at the line break and return nothing. Not read.
       if (restricted && line_break_between(begin, tok_.begin)) fail();
