@@ -1221,10 +1221,9 @@ bool Parser::parse_export(std::uint32_t begin) {
   }
   // Only a declaration may follow (found by fuzz_strip_types: `export
   // type!* x` read as an exported expression, its `!` erased, read again as
-  // `export type *`).
-  // As in TypeScript, the contextual keywords declare only with the next
-  // token on their line (`export type` then a line break is no type alias,
-  // found by fuzz_strip_types: read as an exported expression).
+  // `export type *`), and as in TypeScript a contextual keyword declares
+  // only with the next token on its line (fuzz_strip_types again: `export
+  // type` then a line break was read as an exported expression).
   const bool same_line = tok_.kind == Tok::name && !peek().newline_before;
   const bool declaration =
       is("@") ||
