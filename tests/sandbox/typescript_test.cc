@@ -459,7 +459,10 @@ TEST(TypeScript, WhatItCannotReadComesBackUnchanged) {
         // A contextual keyword declares only with the next token on its
         // line (fuzz_strip_types: `export type` was read as an expression).
         "export type\nexport type * as A from 'a';", "export declare\nconst x = 1;",
-        "export abstract\nclass C {}"}) {
+        "export abstract\nclass C {}",
+        // Erased, the bare `await` would take the next line as its operand
+        // (fuzz_strip_types).
+        "aw = await as R\nasync () => 1"}) {
     const StripResult r = strip_types(source);
     EXPECT_EQ(r.status, Status::unchanged) << source;
     EXPECT_EQ(r.code, source);
