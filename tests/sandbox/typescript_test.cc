@@ -386,6 +386,13 @@ TEST(TypeScript, ReviewFindings) {
   // `type as x` imports a value called type; `type as as x` a type.
   expect_identity("import { type as t } from 'm';");
   expect_strip("import { type as as t, b } from 'm';", "import {               b } from 'm';");
+  // `type as` is a type called as; `type as as` the value type, named as
+  // (as the TypeScript compiler reads both).
+  expect_strip("import { type as } from 'm';", "import {         } from 'm';");
+  expect_strip("import { type as, b } from 'm';", "import {          b } from 'm';");
+  expect_strip("let as = 1; export { type as };", "let as = 1; export {         };");
+  expect_identity("import { type as as } from 'm';");
+  expect_identity("import { type as as, b } from 'm';");
   // A declared class's header may hold braces before its body.
   expect_strip("declare class A extends B<{ a: number }> { x: number }",
                "                                                      ");

@@ -1106,25 +1106,22 @@ void Parser::parse_specifiers() {
     const std::uint32_t begin = tok_.begin;
     bool type_only = false;
     if (is_name("type")) {
+      // As TypeScript reads them: `type` alone (`type,` `type }`), `type as
+      // x` and `type as as` name a value called type (the last imports it
+      // as `as`); `type x`, `type as` (a type called as) and `type as as x`
+      // are type-only.
       const Token after = peek();
-      // As TypeScript reads them: `type` alone (`type,` `type }`) and
-      // `type as x` name a value called type; `type x`, `type as as x` and
-      // `type as as` (ending the specifier) are type-only.
-      bool names_type = after.kind == Tok::punct;
       if (after.kind == Tok::name && spells(after, "as")) {
         const Token third = scan(after.end);
         if (third.kind == Tok::name && spells(third, "as")) {
-          const Token fourth = scan(third.end);
-          names_type = false;  // type as as x / type as as
-          (void)fourth;
+          type_only = scan(third.end).kind == Tok::name;  // type as as x
         } else {
-          names_type = true;  // type as x
+          type_only = third.kind != Tok::name;  // type as
         }
+      } else {
+        type_only = after.kind != Tok::punct;  // type x
       }
-      if (!names_type) {
-        type_only = true;
-        next();
-      }
+      if (type_only) next();
     }
     if (tok_.kind != Tok::name && tok_.kind != Tok::string) fail();
     next();
