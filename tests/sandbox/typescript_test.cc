@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/typescript/lexer.hpp"
 #include "sandbox/typescript/position_map.hpp"
 
 namespace corral::sandbox::typescript {
@@ -455,6 +456,32 @@ TEST(TypeScript, ExportDefaultAbstractThenALineBreakExportsTheName) {
   expect_identity("export default abstract\nclass C {}");
   expect_strip("export default abstract class C { abstract m(): void }",
                "export default          class C {                    }");
+}
+
+// Every known spelling scans as itself (its id), and what merely looks like
+// one (longer, shorter, past its first 8 bytes, another case, an escape, in
+// quotes) as no known spelling: the reader tells tokens apart by these ids.
+TEST(TypeScript, TokensCarryTheIdOfTheirSpellingAndNoOther) {
+  using corral::sandbox::typescript::kKnownSpellings;
+  using corral::sandbox::typescript::Lexer;
+  for (std::size_t i = 0; i < std::size(kKnownSpellings); ++i) {
+    const std::string text(kKnownSpellings[i]);
+    const auto token = Lexer(text).scan(0);
+    EXPECT_EQ(token.id, i + 1) << text;
+    EXPECT_EQ(token.end, text.size()) << text;
+  }
+  for (const std::string text :
+       {"interfaces", "interfac", "implementz", "instanceOf", "instanceofx", "constructors",
+        "satisfie", "As", "typ\\u0065", "asx", "x", "_", "$", "\"in\"", "`in`", "1", "#in",
+        "protectedd", "undefine"}) {
+    const auto token = Lexer(text).scan(0);
+    EXPECT_EQ(token.id, 0) << text;
+  }
+  // Ids survive no rescan: a regular expression or a template's rest is
+  // no punctuator.
+  const Lexer lexer("/in/ }x`");
+  EXPECT_EQ(lexer.rescan_regex(lexer.scan(0)).id, 0);
+  EXPECT_EQ(lexer.rescan_template(lexer.scan(5)).id, 0);
 }
 
 TEST(TypeScript, WhatItCannotReadComesBackUnchanged) {

@@ -81,7 +81,7 @@ bool is_ascii_name_start(char c) { return has(c, kNameStart); }
 bool is_digit(char c) { return has(c, kDigit); }
 bool is_ascii_name_part(char c) { return has(c, kNamePart); }
 
-// pack8 of source[begin, end) (lexer.hpp), one load where 8 bytes are there.
+// pack8 of source[begin, end) (spelling.hpp), one load where 8 bytes are there.
 std::uint64_t pack_token(std::string_view s, std::uint32_t begin, std::uint32_t end) {
   const std::uint32_t length = end - begin;
   if (std::size_t{begin} + 8 > s.size()) return pack8(s.substr(begin, length));
@@ -356,7 +356,7 @@ void Lexer::scan(std::uint32_t pos, Token& token) const {
   if (pos >= s.size()) {
     token.kind = Tok::eof;
     token.end = pos;
-    token.word = 0;
+    token.id = 0;
     return;
   }
   const char c = s[pos];
@@ -391,7 +391,8 @@ void Lexer::scan(std::uint32_t pos, Token& token) const {
     token.kind = Tok::punct;
     token.end = scan_punct(pos);
   }
-  token.word = pack_token(s, token.begin, token.end);
+  token.id = spelling_id(s.substr(token.begin, token.end - token.begin),
+                         pack_token(s, token.begin, token.end));
 }
 
 Token Lexer::rescan_regex(const Token& slash) const {
@@ -414,6 +415,7 @@ Token Lexer::rescan_regex(const Token& slash) const {
   }
   Token token = slash;
   token.kind = Tok::regex;
+  token.id = 0;
   token.end = scan_name_tail(pos);  // flags
   return token;
 }
@@ -421,6 +423,7 @@ Token Lexer::rescan_regex(const Token& slash) const {
 Token Lexer::rescan_template(const Token& brace) const {
   bool substitution = false;
   Token token = brace;
+  token.id = 0;
   token.end = scan_template_chars(brace.begin + 1, substitution);
   token.kind = substitution ? Tok::template_middle : Tok::template_tail;
   return token;

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sandbox/typescript/spelling.hpp"
+
 namespace corral::sandbox::typescript {
 
 enum class Tok : std::uint8_t {
@@ -39,53 +41,15 @@ enum class Tok : std::uint8_t {
   punct,            // everything else: `(`, `=>`, `?.`, `...`
 };
 
-// Up to the first 8 bytes of `text`, little-endian: a token's spelling is
-// compared as one integer (the parser asks "is this `=>`?" for every token).
-constexpr std::uint64_t pack8(std::string_view text) {
-  std::uint64_t word = 0;
-  for (std::size_t i = 0; i < text.size() && i < 8; ++i) {
-    word |= std::uint64_t{static_cast<unsigned char>(text[i])} << (8 * i);
-  }
-  return word;
-}
-
-// A spelling known at compile time, packed: the parser compares tokens with
-// dozens of these a statement. The consteval constructor makes sure none is
-// packed at run time (in a function as large as the statement dispatcher,
-// the compiler left 47 pack8 calls unfolded), and 16 bytes are passed in
-// registers (24 went through the stack, which unoptimised sanitizer builds
-// give a slot of its own at every one of hundreds of comparisons).
-class Spelling {
- public:
-  template <std::size_t N>
-  consteval Spelling(const char (&text)[N])  // NOLINT: literals convert implicitly
-      : head_(pack8(std::string_view(text, N - 1))),
-        tail_(pack8(std::string_view(text, N - 1).substr(N - 1 < 8 ? N - 1 : 8)) |
-              std::uint64_t{N - 1} << 56) {
-    static_assert(N - 1 <= 15, "a spelling's tail and length share one word");
-  }
-  std::size_t size() const { return static_cast<std::size_t>(tail_ >> 56); }
-  // pack8 of its first 8 bytes, and of the bytes after those (up to 7).
-  std::uint64_t head() const { return head_; }
-  std::uint64_t tail() const { return tail_ & ((std::uint64_t{1} << 56) - 1); }
-
- private:
-  std::uint64_t head_;
-  std::uint64_t tail_;  // bytes 8..14, and the length in the top byte
-};
-
 struct Token {
   Tok kind = Tok::eof;
+  std::uint8_t id = 0;          // its spelling's id in kKnownSpellings, or 0
+  bool newline_before = false;  // a line terminator between the previous token and this one
   std::uint32_t begin = 0;
   std::uint32_t end = 0;
-  bool newline_before = false;  // a line terminator between the previous token and this one
-  std::uint64_t word = 0;       // pack8 of its text
 
-  // Whether the token's text (in `source`) is `spelling`.
-  [[gnu::always_inline]] bool spells(Spelling spelling, std::string_view source) const {
-    if (end - begin != spelling.size() || word != spelling.head()) return false;
-    return end - begin <= 8 || pack8(source.substr(begin + 8, end - begin - 8)) == spelling.tail();
-  }
+  // Whether the token is `spelling`.
+  [[gnu::always_inline]] bool spells(Spelling spelling) const { return id == spelling.id(); }
 };
 
 // LexError: the source cannot be tokenized here (an unterminated string,
@@ -102,8 +66,8 @@ class Lexer {
 
   // The token that starts at or after `pos`, into `token` (every field set;
   // `pos` may be `token.end`). Throws LexError. Filling the caller's token
-  // in place, rather than returning one, spares the parser a 24-byte copy
-  // through memory per token, read back before its bytes have landed.
+  // in place, rather than returning one, spares the parser a copy through
+  // memory per token, read back before its bytes have landed.
   void scan(std::uint32_t pos, Token& token) const;
   Token scan(std::uint32_t pos) const {
     Token token;

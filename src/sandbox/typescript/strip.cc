@@ -18,6 +18,7 @@
 #include "sandbox/typescript/strip.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -48,6 +49,55 @@ struct Put {
   char c;
 };
 
+// What the reader asks about a token's spelling, by its id (spelling.hpp):
+// one lookup where a chain of comparisons went a different way per token.
+struct SpellingTraits {
+  std::array<std::uint8_t, kKnownSpellingCount + 1> precedence{};  // of a binary operator
+  std::array<bool, kKnownSpellingCount + 1> reserved{};
+  std::array<bool, kKnownSpellingCount + 1> assignment{};
+  std::array<bool, kKnownSpellingCount + 1> prefix{};             // may not be the base of `**`
+  std::array<bool, kKnownSpellingCount + 1> starts_expression{};  // punctuators only
+};
+
+consteval SpellingTraits make_spelling_traits() {
+  SpellingTraits traits;
+  const auto id = [](std::string_view text) {
+    const std::uint8_t found = spelling_id(text, pack8(text));
+    if (found == 0) throw "not a known spelling";
+    return found;
+  };
+  // `>` is 8 alone and 9 as `>>`/`>>>`: binary_precedence looks at the bytes
+  // after it. `**` is Parser::kExponent.
+  const std::pair<std::string_view, std::uint8_t> precedences[] = {
+      {"in", 8},  {"instanceof", 8}, {"as", 8}, {"satisfies", 8}, {"<", 8},  {">", 8},
+      {"<=", 8},  {"+", 10},         {"-", 10}, {"*", 11},        {"/", 11}, {"%", 11},
+      {"&", 6},   {"^", 5},          {"|", 4},  {"==", 7},        {"!=", 7}, {"===", 7},
+      {"!==", 7}, {"**", 12},        {"<<", 9}, {"&&", 3},        {"||", 2}, {"?\?", 1}};
+  for (const auto& [text, precedence] : precedences) traits.precedence[id(text)] = precedence;
+  // A reserved word that no expression begins with and no binding is named.
+  for (const std::string_view text :
+       {"do",      "if",      "in",      "for",      "try",      "var",
+        "case",    "else",    "enum",    "with",     "break",    "catch",
+        "const",   "throw",   "while",   "export",   "return",   "switch",
+        "default", "extends", "finally", "continue", "debugger", "instanceof"}) {
+    traits.reserved[id(text)] = true;
+  }
+  for (const std::string_view text :
+       {"=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", "&=", "|=", "^=", "&&=", "||=", "?\?="}) {
+    traits.assignment[id(text)] = true;
+  }
+  for (const std::string_view text : {"-", "+", "!", "~", "typeof", "void", "delete", "await"}) {
+    traits.prefix[id(text)] = true;
+  }
+  for (const std::string_view text :
+       {"(", "[", "{", "!", "~", "+", "-", "++", "--", "/", "/=", "<"}) {
+    traits.starts_expression[id(text)] = true;
+  }
+  return traits;
+}
+
+inline constexpr SpellingTraits kTraits = make_spelling_traits();
+
 class Parser {
  public:
   explicit Parser(std::string_view source)
@@ -70,45 +120,18 @@ class Parser {
  private:
   // ---- tokens -------------------------------------------------------------
   std::string_view text() const { return lexer_.text(tok_); }
-  [[gnu::always_inline]] bool spells(const Token& t, Spelling w) const {
-    return t.spells(w, lexer_.source());
-  }
-  [[gnu::always_inline]] bool is(Spelling p) const {
-    return tok_.kind == Tok::punct && spells(tok_, p);
-  }
+  [[gnu::always_inline]] bool spells(const Token& t, Spelling w) const { return t.spells(w); }
+  // Ids tell punctuators from names: is() and is_name() need no kind.
+  [[gnu::always_inline]] bool is(Spelling p) const { return tok_.spells(p); }
   bool is_name() const { return tok_.kind == Tok::name; }
   // A reserved word that no expression begins with and no binding is named
   // (`if`, `export`, `in`, ...): TypeScript reads `namespace in x` as an
   // expression, and `<T>export` as no expression at all. Not inlined: its
   // two dozen comparisons would enlarge the frame of parse_primary, which
   // every level of nesting holds (in sanitizer builds, by kilobytes).
-  [[gnu::noinline]] bool is_reserved_word(const Token& t) const {
-    if (t.kind != Tok::name) return false;
-    switch (t.end - t.begin) {
-      case 2:
-        return spells(t, "do") || spells(t, "if") || spells(t, "in");
-      case 3:
-        return spells(t, "for") || spells(t, "try") || spells(t, "var");
-      case 4:
-        return spells(t, "case") || spells(t, "else") || spells(t, "enum") || spells(t, "with");
-      case 5:
-        return spells(t, "break") || spells(t, "catch") || spells(t, "const") ||
-               spells(t, "throw") || spells(t, "while");
-      case 6:
-        return spells(t, "export") || spells(t, "return") || spells(t, "switch");
-      case 7:
-        return spells(t, "default") || spells(t, "extends") || spells(t, "finally");
-      case 8:
-        return spells(t, "continue") || spells(t, "debugger");
-      case 10:
-        return spells(t, "instanceof");
-      default:
-        return false;
-    }
-  }
-  [[gnu::always_inline]] bool is_name(Spelling w) const {
-    return tok_.kind == Tok::name && spells(tok_, w);
-  }
+  bool is_reserved_word(const Token& t) const { return kTraits.reserved[t.id]; }
+
+  [[gnu::always_inline]] bool is_name(Spelling w) const { return tok_.spells(w); }
   // Every token the lexer scans for the parser is counted here (by scan,
   // peek and next), lookahead and re-reading after a failed attempt
   // included, so the work a source can cause is bounded by its length: no
@@ -122,13 +145,8 @@ class Parser {
   }
   // A prefix operator whose operand may not be the base of `**` (`++x ** 2`
   // is JavaScript, `-x ** 2` is not).
-  bool is_prefix_operator(const Token& t) const {
-    if (t.kind == Tok::punct) {
-      return spells(t, "-") || spells(t, "+") || spells(t, "!") || spells(t, "~");
-    }
-    return t.kind == Tok::name &&
-           (spells(t, "typeof") || spells(t, "void") || spells(t, "delete") || spells(t, "await"));
-  }
+  bool is_prefix_operator(const Token& t) const { return kTraits.prefix[t.id]; }
+
   // The token after tok_, kept until the parser moves on: a lookahead is
   // usually followed by the step it looked at (scanning is a function of
   // the position alone, so the kept token stays right after a backtrack;
@@ -145,11 +163,11 @@ class Parser {
   }
   bool peek_is(Spelling p) const {
     const Token& t = peek();
-    return t.kind == Tok::punct && spells(t, p);
+    return spells(t, p);
   }
   bool peek_is_name(Spelling w) const {
     const Token& t = peek();
-    return t.kind == Tok::name && spells(t, w);
+    return spells(t, w);
   }
   void next() {
     prev_ = tok_;
@@ -360,8 +378,9 @@ class Parser {
   // JavaScript's precedence of the binary operator here: `??` 1, `||` 2,
   // `&&` 3, `|` 4, `^` 5, `&` 6, equality 7, relational (and `as`) 8,
   // shifts 9, `+ -` 10, `* / %` 11, `**` 12; 0 for no binary operator.
-  [[gnu::noinline]] int binary_precedence() const;
+  int binary_precedence() const;
   static constexpr int kExponent = 12;
+  static_assert(kTraits.precedence[Spelling("**").id()] == kExponent);
   static constexpr int kNoOperator = 99;
   // Whether try_type_arguments_in_expression would read the `<` here as
   // type arguments; reads nothing.
@@ -1534,51 +1553,11 @@ void Parser::parse_binary() {
 }
 
 int Parser::binary_precedence() const {
-  if (tok_.kind == Tok::name) {
-    return spells(tok_, "in") || spells(tok_, "instanceof") || spells(tok_, "as") ||
-                   spells(tok_, "satisfies")
-               ? 8
-               : 0;
+  if (tok_.spells(">")) {  // `>>` and `>>>` arrive as `>` tokens (lexer.hpp)
+    const std::string_view s = lexer_.source();
+    return tok_.end < s.size() && s[tok_.end] == '>' ? 9 : 8;
   }
-  if (tok_.kind != Tok::punct) return 0;
-  const std::string_view s = lexer_.source();
-  switch (tok_.end - tok_.begin) {
-    case 1:
-      switch (s[tok_.begin]) {
-        case '<':
-          return 8;
-        case '>':  // `>>` and `>>>` arrive as `>` tokens (lexer.hpp)
-          return tok_.end < s.size() && s[tok_.end] == '>' ? 9 : 8;
-        case '+':
-        case '-':
-          return 10;
-        case '*':
-        case '/':
-        case '%':
-          return 11;
-        case '&':
-          return 6;
-        case '^':
-          return 5;
-        case '|':
-          return 4;
-        default:
-          return 0;
-      }
-    case 2:
-      if (spells(tok_, "<=")) return 8;
-      if (spells(tok_, "==") || spells(tok_, "!=")) return 7;
-      if (spells(tok_, "**")) return kExponent;
-      if (spells(tok_, "<<")) return 9;
-      if (spells(tok_, "&&")) return 3;
-      if (spells(tok_, "||")) return 2;
-      if (spells(tok_, "?\?")) return 1;
-      return 0;
-    case 3:
-      return spells(tok_, "===") || spells(tok_, "!==") ? 7 : 0;
-    default:
-      return 0;
-  }
+  return kTraits.precedence[tok_.id];
 }
 
 // How many tokens after the current `>` join it into one operator (`>>`,
@@ -1601,16 +1580,12 @@ int Parser::joined_greater(bool& assignment) const {
 }
 
 bool Parser::is_assignment_operator() const {
-  if (tok_.kind != Tok::punct) return false;
-  if (spells(tok_, ">")) {
+  if (tok_.spells(">")) {
     bool assignment = false;
     joined_greater(assignment);
     return assignment;
   }
-  return spells(tok_, "=") || spells(tok_, "+=") || spells(tok_, "-=") || spells(tok_, "*=") ||
-         spells(tok_, "/=") || spells(tok_, "%=") || spells(tok_, "**=") || spells(tok_, "<<=") ||
-         spells(tok_, "&=") || spells(tok_, "|=") || spells(tok_, "^=") || spells(tok_, "&&=") ||
-         spells(tok_, "||=") || spells(tok_, "?\?=");
+  return kTraits.assignment[tok_.id];
 }
 
 bool Parser::is_binary_operator() const { return binary_precedence() != 0; }
@@ -1618,14 +1593,11 @@ bool Parser::is_binary_operator() const { return binary_precedence() != 0; }
 bool Parser::starts_expression() const {
   switch (tok_.kind) {
     case Tok::name:
-      return text() != "in" && text() != "instanceof";
+      return !is_name("in") && !is_name("instanceof");
     case Tok::eof:
       return false;
-    case Tok::punct: {
-      return spells(tok_, "(") || spells(tok_, "[") || spells(tok_, "{") || spells(tok_, "!") ||
-             spells(tok_, "~") || spells(tok_, "+") || spells(tok_, "-") || spells(tok_, "++") ||
-             spells(tok_, "--") || spells(tok_, "/") || spells(tok_, "/=") || spells(tok_, "<");
-    }
+    case Tok::punct:
+      return kTraits.starts_expression[tok_.id];
     default:
       return true;
   }
@@ -1747,17 +1719,17 @@ bool Parser::might_be_type_arguments() const {
   for (int steps = 0; steps < 4096; ++steps) {
     if (t.kind == Tok::eof) return false;
     if (t.kind == Tok::punct) {
-      const std::string_view p = lexer_.text(t);
-      if (p == "<") {
+      if (t.spells("<")) {
         ++angles;
-      } else if (p == ">") {
+      } else if (t.spells(">")) {
         if (--angles == 0 && brackets == 0) return true;
-      } else if (p == "(" || p == "[" || p == "{") {
+      } else if (t.spells("(") || t.spells("[") || t.spells("{")) {
         ++brackets;
-      } else if (p == ")" || p == "]" || p == "}") {
+      } else if (t.spells(")") || t.spells("]") || t.spells("}")) {
         if (--brackets < 0) return false;
-      } else if (brackets == 0 && p != "," && p != "." && p != "|" && p != "&" && p != "?" &&
-                 p != ":" && p != "=>" && p != "-" && p != "..." && p != "!") {
+      } else if (brackets == 0 && !t.spells(",") && !t.spells(".") && !t.spells("|") &&
+                 !t.spells("&") && !t.spells("?") && !t.spells(":") && !t.spells("=>") &&
+                 !t.spells("-") && !t.spells("...") && !t.spells("!")) {
         return false;  // `;`, `&&`, `=`, `+`, `!`: not in a type outside brackets
       }
     }
@@ -2200,7 +2172,7 @@ void Parser::parse_type_arguments() {
     const std::uint32_t end = *known_end;
     if (end == 0) fail();
     // As if read again: the closing `>` is the token before the next.
-    prev_ = Token{Tok::punct, end - 1, end, false, pack8(">")};
+    prev_ = Token{Tok::punct, Spelling(">").id(), false, end - 1, end};
     prev_end_ = end;
     tok_ = scan(end);
     return;
