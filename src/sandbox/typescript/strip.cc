@@ -126,11 +126,8 @@ class Parser {
   bool is_name() const { return tok_.kind == Tok::name; }
   // A reserved word that no expression begins with and no binding is named
   // (`if`, `export`, `in`, ...): TypeScript reads `namespace in x` as an
-  // expression, and `<T>export` as no expression at all. Not inlined: its
-  // two dozen comparisons would enlarge the frame of parse_primary, which
-  // every level of nesting holds (in sanitizer builds, by kilobytes).
+  // expression, and `<T>export` as no expression at all.
   bool is_reserved_word(const Token& t) const { return kTraits.reserved[t.id]; }
-
   [[gnu::always_inline]] bool is_name(Spelling w) const { return tok_.spells(w); }
   // Every token the lexer scans for the parser is counted here (by scan,
   // peek and next), lookahead and re-reading after a failed attempt
@@ -146,7 +143,6 @@ class Parser {
   // A prefix operator whose operand may not be the base of `**` (`++x ** 2`
   // is JavaScript, `-x ** 2` is not).
   bool is_prefix_operator(const Token& t) const { return kTraits.prefix[t.id]; }
-
   // The token after tok_, kept until the parser moves on: a lookahead is
   // usually followed by the step it looked at (scanning is a function of
   // the position alone, so the kept token stays right after a backtrack;
