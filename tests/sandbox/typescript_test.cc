@@ -335,6 +335,16 @@ TEST(TypeScript, AnErasedAsDoesNotRegroupItsOperators) {
   expect_strip("const n = count as number * 2;", "const n = count           * 2;");
 }
 
+// Type arguments followed by `/` or `/=` (found by fuzz_strip_types):
+// TypeScript would divide the instantiated function (`n<T> / re! / g`, and
+// erase the `!`), which no program that type-checks does; JavaScript reads a
+// regular expression. Read as JavaScript, the source stays as it was.
+TEST(TypeScript, TypeArgumentsBeforeASlashAreReadAsComparisons) {
+  expect_identity("n<T>/re!/g\net");
+  expect_identity("x = a < b > /=c/.test(d);");
+  expect_strip("let x = f<T>(a) / 2;", "let x = f   (a) / 2;");
+}
+
 // From a review: a comparison earlier in the statement counts too, past
 // `,` and `|` (`a < b, c as T > (d)` erased reads as a call); a call's
 // arguments start afresh, and an instantiation expression that reads back

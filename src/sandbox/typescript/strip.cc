@@ -1740,6 +1740,11 @@ bool Parser::type_arguments_fit(std::uint32_t end) const {
   if (end < src.size() && (src[end] == '=' || src[end] == '>')) return false;
   if (is("(") || tok_.kind == Tok::template_full || tok_.kind == Tok::template_head) return true;
   if (is("<") || is(">") || is("+") || is("-")) return false;
+  // `/` and `/=` TypeScript reads as division of the instantiated function
+  // (`n<T> / re! / g`), which no program that type-checks divides or assigns
+  // to; JavaScript reads a regular expression (`n < T > /re!/g`). Read as
+  // JavaScript: plain JavaScript stays as it was.
+  if (is("/") || is("/=")) return false;
   return tok_.newline_before || is_binary_operator() || !starts_expression();
 }
 

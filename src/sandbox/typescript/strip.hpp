@@ -37,6 +37,7 @@
 // it differently: `<` ... `>` that parses as types and is followed by `(`, a
 // template or a line break is type arguments in TypeScript (`f < a > (b)` is
 // a call, ``f < a > `t` `` a tagged template), comparisons in JavaScript.
+// (Before `/` or `/=` JavaScript's reading, a regular expression, is kept.)
 //
 // Example:
 //   StripResult r = strip_types("const n: number = f<string>(x as any)!;");
