@@ -74,6 +74,53 @@ constexpr std::array<std::uint8_t, 256> make_classes() {
 }
 constexpr std::array<std::uint8_t, 256> kClasses = make_classes();
 
+// What a token's first byte starts (Lexer::scan's one jump).
+enum class Lead : std::uint8_t {
+  invalid,
+  plain_name,  // a-z A-Z _ $
+  other_name,  // `\` and bytes >= 0x80
+  hash,
+  digit,
+  dot,
+  quote,
+  backtick,
+  equals,
+  bang,
+  doubling,     // * < & | ?
+  plus_minus,   // + -
+  with_equals,  // / % ^
+  single,       // > { } ( ) [ ] ; , ~ : @
+};
+
+constexpr std::array<std::uint8_t, 256> make_leads() {
+  std::array<std::uint8_t, 256> leads{};
+  const auto set = [&](std::string_view chars, Lead lead) {
+    for (const char c : chars)
+      leads[static_cast<unsigned char>(c)] = static_cast<std::uint8_t>(lead);
+  };
+  for (int c = 0; c < 256; ++c) {
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (alpha || c == '_' || c == '$')
+      leads[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(Lead::plain_name);
+    if (c >= 0x80) leads[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(Lead::other_name);
+    if (c >= '0' && c <= '9')
+      leads[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(Lead::digit);
+  }
+  set("\\", Lead::other_name);
+  set("#", Lead::hash);
+  set(".", Lead::dot);
+  set("\"'", Lead::quote);
+  set("`", Lead::backtick);
+  set("=", Lead::equals);
+  set("!", Lead::bang);
+  set("*<&|?", Lead::doubling);
+  set("+-", Lead::plus_minus);
+  set("/%^", Lead::with_equals);
+  set(">{}()[];,~:@", Lead::single);
+  return leads;
+}
+constexpr std::array<std::uint8_t, 256> kLeads = make_leads();
+
 [[gnu::always_inline]] inline bool has(char c, CharClass k) {
   return (kClasses[static_cast<unsigned char>(c)] & k) != 0;
 }
@@ -286,63 +333,6 @@ std::uint32_t Lexer::scan_template_chars(std::uint32_t pos, bool& substitution) 
   throw LexError{begin == 0 ? 0 : begin - 1};
 }
 
-std::uint32_t Lexer::scan_punct(std::uint32_t pos) const {
-  const std::string_view s = source_;
-  const auto at = [&](std::uint32_t i) { return pos + i < s.size() ? s[pos + i] : '\0'; };
-  const char c = s[pos];
-  const char c1 = at(1);
-  std::uint32_t length = 1;
-  switch (c) {
-    case '.':
-      length = c1 == '.' && at(2) == '.' ? 3 : 1;
-      break;
-    case '=':  // = == === =>
-      length = c1 == '>' ? 2 : c1 == '=' ? (at(2) == '=' ? 3 : 2) : 1;
-      break;
-    case '!':  // ! != !==
-      length = c1 == '=' ? (at(2) == '=' ? 3 : 2) : 1;
-      break;
-    case '*':  // * ** **= *=
-    case '<':  // < << <<= <=
-    case '&':  // & && &&= &=
-    case '|':  // | || ||= |=
-    case '?':  // ? ?? ??= ?.
-      if (c1 == c) {
-        length = at(2) == '=' ? 3 : 2;
-      } else if (c1 == '=' && c != '?') {
-        length = 2;
-      } else if (c == '?' && c1 == '.' && !is_digit(at(2))) {
-        length = 2;  // ?. but not `a?.5:b`
-      }
-      break;
-    case '+':  // + ++ +=
-    case '-':  // - -- -=
-      length = c1 == c || c1 == '=' ? 2 : 1;
-      break;
-    case '/':  // / /=
-    case '%':
-    case '^':
-      length = c1 == '=' ? 2 : 1;
-      break;
-    case '>':  // always alone (lexer.hpp)
-    case '{':
-    case '}':
-    case '(':
-    case ')':
-    case '[':
-    case ']':
-    case ';':
-    case ',':
-    case '~':
-    case ':':
-    case '@':
-      break;
-    default:
-      throw LexError{pos};
-  }
-  return pos + length;
-}
-
 void Lexer::scan(std::uint32_t pos, Token& token) const {
   token.newline_before = false;
   const std::string_view s = source_;
@@ -360,39 +350,88 @@ void Lexer::scan(std::uint32_t pos, Token& token) const {
     return;
   }
   const char c = s[pos];
-  if (has(c, kPlainNamePart) && !is_digit(c)) {
-    // Most names are ASCII letters throughout: one table lookup a byte,
-    // the general scan only from an escape or a non-ASCII byte on.
-    std::uint32_t end = plain_name_end(s, pos + 1);
-    if (end < s.size() && (s[end] == '\\' || static_cast<unsigned char>(s[end]) >= 0x80)) {
-      end = scan_name_tail(end);
+  const auto at = [&](std::uint32_t i) { return pos + i < s.size() ? s[pos + i] : '\0'; };
+  const char c1 = at(1);
+  // One jump on the first byte for every kind of token, punctuators'
+  // lengths included: what comes next is as good as random to a predictor,
+  // so one indirect branch a token rather than a chain of tests and then
+  // a second jump for punctuators.
+  std::uint32_t length = 1;
+  token.kind = Tok::punct;
+  switch (static_cast<Lead>(kLeads[static_cast<unsigned char>(c)])) {
+    case Lead::plain_name: {
+      // Most names are ASCII letters throughout: one table lookup a byte,
+      // the general scan only from an escape or a non-ASCII byte on.
+      std::uint32_t end = plain_name_end(s, pos + 1);
+      if (end < s.size() && (s[end] == '\\' || static_cast<unsigned char>(s[end]) >= 0x80)) {
+        end = scan_name_tail(end);
+      }
+      token.kind = Tok::name;
+      length = end - pos;
+      break;
     }
-    token.kind = Tok::name;
-    token.end = end;
-  } else if (is_ascii_name_start(c) || static_cast<unsigned char>(c) >= 0x80) {
-    token.kind = Tok::name;
-    token.end = scan_name_tail(pos);
-    if (token.end == pos) throw LexError{pos};
-  } else if (c == '#' && pos + 1 < s.size() &&
-             (is_ascii_name_start(s[pos + 1]) || static_cast<unsigned char>(s[pos + 1]) >= 0x80)) {
-    token.kind = Tok::private_name;
-    token.end = scan_name_tail(pos + 1);
-  } else if (is_digit(c) || (c == '.' && pos + 1 < s.size() && is_digit(s[pos + 1]))) {
-    token.kind = Tok::number;
-    token.end = scan_number(pos);
-  } else if (c == '"' || c == '\'') {
-    token.kind = Tok::string;
-    token.end = scan_string(pos);
-  } else if (c == '`') {
-    bool substitution = false;
-    token.end = scan_template_chars(pos + 1, substitution);
-    token.kind = substitution ? Tok::template_head : Tok::template_full;
-  } else {
-    token.kind = Tok::punct;
-    token.end = scan_punct(pos);
+    case Lead::other_name: {  // `\` (an escape) or a byte >= 0x80
+      const std::uint32_t end = scan_name_tail(pos);
+      if (end == pos) throw LexError{pos};
+      token.kind = Tok::name;
+      length = end - pos;
+      break;
+    }
+    case Lead::hash:
+      if (!is_ascii_name_start(c1) && static_cast<unsigned char>(c1) < 0x80) throw LexError{pos};
+      token.kind = Tok::private_name;
+      length = scan_name_tail(pos + 1) - pos;
+      break;
+    case Lead::digit:
+      token.kind = Tok::number;
+      length = scan_number(pos) - pos;
+      break;
+    case Lead::dot:
+      if (is_digit(c1)) {
+        token.kind = Tok::number;
+        length = scan_number(pos) - pos;
+      } else {
+        length = c1 == '.' && at(2) == '.' ? 3 : 1;
+      }
+      break;
+    case Lead::quote:
+      token.kind = Tok::string;
+      length = scan_string(pos) - pos;
+      break;
+    case Lead::backtick: {
+      bool substitution = false;
+      length = scan_template_chars(pos + 1, substitution) - pos;
+      token.kind = substitution ? Tok::template_head : Tok::template_full;
+      break;
+    }
+    case Lead::equals:  // = == === =>
+      length = c1 == '>' ? 2 : c1 == '=' ? (at(2) == '=' ? 3 : 2) : 1;
+      break;
+    case Lead::bang:  // ! != !==
+      length = c1 == '=' ? (at(2) == '=' ? 3 : 2) : 1;
+      break;
+    case Lead::doubling:  // * ** **= *=  < << <<= <=  & && &&= &=  | || ||= |=  ? ?? ??= ?.
+      if (c1 == c) {
+        length = at(2) == '=' ? 3 : 2;
+      } else if (c1 == '=' && c != '?') {
+        length = 2;
+      } else if (c == '?' && c1 == '.' && !is_digit(at(2))) {
+        length = 2;  // ?. but not `a?.5:b`
+      }
+      break;
+    case Lead::plus_minus:  // + ++ +=  - -- -=
+      length = c1 == c || c1 == '=' ? 2 : 1;
+      break;
+    case Lead::with_equals:  // / /=  % %=  ^ ^=
+      length = c1 == '=' ? 2 : 1;
+      break;
+    case Lead::single:  // `>` always alone (lexer.hpp), brackets, `;` `,` `~` `:` `@`
+      break;
+    case Lead::invalid:
+      throw LexError{pos};
   }
-  token.id = spelling_id(s.substr(token.begin, token.end - token.begin),
-                         pack_token(s, token.begin, token.end));
+  token.end = pos + length;
+  token.id = spelling_id(s.substr(pos, length), pack_token(s, pos, token.end));
 }
 
 Token Lexer::rescan_regex(const Token& slash) const {

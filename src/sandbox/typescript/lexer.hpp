@@ -94,7 +94,6 @@ class Lexer {
   // Scans template characters after a backtick or `}`; returns the end and
   // whether a `${` (rather than a backtick) ended it.
   std::uint32_t scan_template_chars(std::uint32_t pos, bool& substitution) const;
-  std::uint32_t scan_punct(std::uint32_t pos) const;
 
   std::string_view source_;
 };

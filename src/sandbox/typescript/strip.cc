@@ -2227,19 +2227,19 @@ std::string Parser::output() const {
   // the output is the source overwritten in place.
   {
     std::string out(s);
-    bool ascii = true;
+    unsigned char high = 0;  // the bytes erased, or-ed: >= 0x80 if any is not ASCII
     for (const auto& [begin, end] : erased_) {
-      for (std::uint32_t i = begin; i < end && ascii; ++i) {
+      for (std::uint32_t i = begin; i < end; ++i) {  // no branch per byte
         const char c = out[i];
-        if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
-        if (c != '\n' && c != '\r') out[i] = ' ';
+        high |= static_cast<unsigned char>(c);
+        out[i] = c == '\n' || c == '\r' ? c : ' ';
       }
     }
     for (const Put& p : puts_) {
-      if (static_cast<unsigned char>(s[p.at]) >= 0x80) ascii = false;
+      high |= static_cast<unsigned char>(s[p.at]);
       out[p.at] = p.c;
     }
-    if (ascii) return out;
+    if (high < 0x80) return out;
   }
   // Erased characters become as many spaces as their UTF-16 units, so that
   // columns (which V8 counts in UTF-16) stay put. One pass: ASCII bytes are
