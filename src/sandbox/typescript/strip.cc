@@ -57,6 +57,9 @@ struct SpellingTraits {
   std::array<bool, kKnownSpellingCount + 1> assignment{};
   std::array<bool, kKnownSpellingCount + 1> prefix{};             // may not be the base of `**`
   std::array<bool, kKnownSpellingCount + 1> starts_expression{};  // punctuators only
+  std::array<std::uint8_t, kKnownSpellingCount + 1> bracket{};    // kOpens, kCloses or 0
+  static constexpr std::uint8_t kOpens = 1;
+  static constexpr std::uint8_t kCloses = 2;
 };
 
 consteval SpellingTraits make_spelling_traits() {
@@ -93,6 +96,8 @@ consteval SpellingTraits make_spelling_traits() {
        {"(", "[", "{", "!", "~", "+", "-", "++", "--", "/", "/=", "<"}) {
     traits.starts_expression[id(text)] = true;
   }
+  for (const std::string_view text : {"(", "[", "{"}) traits.bracket[id(text)] = traits.kOpens;
+  for (const std::string_view text : {")", "]", "}"}) traits.bracket[id(text)] = traits.kCloses;
   return traits;
 }
 
@@ -1265,12 +1270,12 @@ void Parser::skip_balanced() {
     if (tok_.kind == Tok::eof) fail();
     if (tok_.kind == Tok::template_head) {
       open.emplace_back('`', tok_.begin);
-    } else if (tok_.kind == Tok::punct) {
-      const char c = text()[0];
-      if (text().size() == 1 && (c == '{' || c == '(' || c == '[')) {
+    } else if (const std::uint8_t bracket = kTraits.bracket[tok_.id]; bracket != 0) {
+      const char c = lexer_.source()[tok_.begin];
+      if (bracket == SpellingTraits::kOpens) {
         open.emplace_back(c == '{' ? '}' : c == '(' ? ')' : ']', tok_.begin);
         if (open.size() > static_cast<std::size_t>(kMaxDepth)) throw TooDeep{};
-      } else if (text().size() == 1 && (c == '}' || c == ')' || c == ']')) {
+      } else {
         if (open.empty()) fail();
         if (open.back().first == '`' && c == '}') {
           tok_ = lexer_.rescan_template(tok_);
