@@ -110,14 +110,20 @@ constexpr std::uint8_t spelling_id(std::string_view text, std::uint64_t packed) 
   return id;
 }
 
+// The id of a known spelling, at compile time: any other text does not
+// compile.
+consteval std::uint8_t known_spelling_id(std::string_view text) {
+  const std::uint8_t id = spelling_id(text, pack8(text));
+  if (id == 0) throw "not in kKnownSpellings (spelling.hpp)";
+  return id;
+}
+
 // A known spelling, as its id.
 class Spelling {
  public:
   template <std::size_t N>
   consteval Spelling(const char (&text)[N])  // NOLINT: literals convert implicitly
-      : id_(spelling_id(std::string_view(text, N - 1), pack8(std::string_view(text, N - 1)))) {
-    if (id_ == 0) throw "not in kKnownSpellings (spelling.hpp)";
-  }
+      : id_(known_spelling_id(std::string_view(text, N - 1))) {}
   constexpr std::uint8_t id() const { return id_; }
 
  private:

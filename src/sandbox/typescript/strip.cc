@@ -64,11 +64,6 @@ struct SpellingTraits {
 
 consteval SpellingTraits make_spelling_traits() {
   SpellingTraits traits;
-  const auto id = [](std::string_view text) {
-    const std::uint8_t found = spelling_id(text, pack8(text));
-    if (found == 0) throw "not a known spelling";
-    return found;
-  };
   // `>` is 8 alone and 9 as `>>`/`>>>`: binary_precedence looks at the bytes
   // after it. `**` is Parser::kExponent.
   const std::pair<std::string_view, std::uint8_t> precedences[] = {
@@ -76,28 +71,31 @@ consteval SpellingTraits make_spelling_traits() {
       {"<=", 8},  {"+", 10},         {"-", 10}, {"*", 11},        {"/", 11}, {"%", 11},
       {"&", 6},   {"^", 5},          {"|", 4},  {"==", 7},        {"!=", 7}, {"===", 7},
       {"!==", 7}, {"**", 12},        {"<<", 9}, {"&&", 3},        {"||", 2}, {"?\?", 1}};
-  for (const auto& [text, precedence] : precedences) traits.precedence[id(text)] = precedence;
+  for (const auto& [text, precedence] : precedences)
+    traits.precedence[known_spelling_id(text)] = precedence;
   // A reserved word that no expression begins with and no binding is named.
   for (const std::string_view text :
        {"do",      "if",      "in",      "for",      "try",      "var",
         "case",    "else",    "enum",    "with",     "break",    "catch",
         "const",   "throw",   "while",   "export",   "return",   "switch",
         "default", "extends", "finally", "continue", "debugger", "instanceof"}) {
-    traits.reserved[id(text)] = true;
+    traits.reserved[known_spelling_id(text)] = true;
   }
   for (const std::string_view text :
        {"=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", "&=", "|=", "^=", "&&=", "||=", "?\?="}) {
-    traits.assignment[id(text)] = true;
+    traits.assignment[known_spelling_id(text)] = true;
   }
   for (const std::string_view text : {"-", "+", "!", "~", "typeof", "void", "delete", "await"}) {
-    traits.prefix[id(text)] = true;
+    traits.prefix[known_spelling_id(text)] = true;
   }
   for (const std::string_view text :
        {"(", "[", "{", "!", "~", "+", "-", "++", "--", "/", "/=", "<"}) {
-    traits.starts_expression[id(text)] = true;
+    traits.starts_expression[known_spelling_id(text)] = true;
   }
-  for (const std::string_view text : {"(", "[", "{"}) traits.bracket[id(text)] = traits.kOpens;
-  for (const std::string_view text : {")", "]", "}"}) traits.bracket[id(text)] = traits.kCloses;
+  for (const std::string_view text : {"(", "[", "{"})
+    traits.bracket[known_spelling_id(text)] = traits.kOpens;
+  for (const std::string_view text : {")", "]", "}"})
+    traits.bracket[known_spelling_id(text)] = traits.kCloses;
   return traits;
 }
 
