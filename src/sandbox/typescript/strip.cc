@@ -1722,9 +1722,9 @@ bool Parser::might_be_type_arguments() const {
         ++angles;
       } else if (t.spells(">")) {
         if (--angles == 0 && brackets == 0) return true;
-      } else if (t.spells("(") || t.spells("[") || t.spells("{")) {
+      } else if (kTraits.bracket[t.id] == SpellingTraits::kOpens) {
         ++brackets;
-      } else if (t.spells(")") || t.spells("]") || t.spells("}")) {
+      } else if (kTraits.bracket[t.id] == SpellingTraits::kCloses) {
         if (--brackets < 0) return false;
       } else if (brackets == 0 && !t.spells(",") && !t.spells(".") && !t.spells("|") &&
                  !t.spells("&") && !t.spells("?") && !t.spells(":") && !t.spells("=>") &&
